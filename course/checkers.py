@@ -1,0 +1,732 @@
+"""Exercise checkers: call a learner's function on fixed cases and say, in one sentence, what is wrong.
+
+Each ``check_*`` function runs the learner's function on a list of cases (simple ones first, then the edge
+cases: a length-1 sequence, d_k = 1, batch axes, a fully masked row, scores large enough to overflow a naive
+softmax), compares with the reference in :mod:`course.attention`, stops at the first problem, prints one
+sentence and returns a :class:`CheckResult`. The sentence names the case and then the first problem found, in
+this order: an exception, a missing or non-array result, a wrong shape (or dtype, for masks), NaN or inf, a
+masked position that leaked, attention weights that do not sum to 1, a wrong value (first wrong index, both
+values, and the typical mistake it matches when it matches one). Numbers are printed to 6 significant digits.
+
+Attention exercises may return the output alone or ``(output, weights)``; weights, when given, are checked
+too.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from course.attention import (
+    causal_mask,
+    merge_heads,
+    multi_head_attention,
+    padding_mask,
+    scaled_dot_product_attention,
+    self_attention,
+    softmax,
+    split_heads,
+)
+
+__all__ = [
+    "CheckResult",
+    "check_attention",
+    "check_causal_mask",
+    "check_dot",
+    "check_masked_attention",
+    "check_merge_heads",
+    "check_multi_head",
+    "check_padding_mask",
+    "check_self_attention",
+    "check_softmax",
+    "check_split_heads",
+    "check_weighted_average",
+]
+
+RTOL = 1e-5
+ATOL = 1e-7  # loose enough for a learner computing in float32
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """What a checker found: ``ok`` is True when every case passes; ``message`` is the sentence it printed."""
+
+    ok: bool
+    message: str
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+    def _ipython_display_(self) -> None:
+        """Show nothing when a notebook cell ends with a checker call: the sentence is printed already."""
+
+
+@dataclass(frozen=True)
+class _Case:
+    """One call of the learner's function and what it should return.
+
+    ``weights`` is set for attention exercises (the function may then return ``(output, weights)``),
+    ``allowed`` (True = may attend, broadcast to the weights' shape) for masked ones, with ``v_arg`` the
+    position of the values among ``args`` (to detect leaks by changing a masked key's value). ``mistakes``
+    pairs what a typical wrong solution would return with the words that explain it; ``nonfinite_hint`` is
+    added when the output has NaN or inf.
+    For boolean masks, ``mask_words(index, expected, where)`` describes a wrong entry.
+    """
+
+    name: str
+    args: tuple[Any, ...]
+    output: NDArray[Any]
+    weights: NDArray[Any] | None = None
+    allowed: NDArray[np.bool_] | None = None
+    v_arg: int = 2
+    mistakes: tuple[tuple[NDArray[Any], str], ...] = field(default=())
+    nonfinite_hint: str = ""
+    mask_words: Callable[[tuple[int, ...], bool, str], str] | None = None
+
+
+class _Problem(Exception):
+    """Raised inside a case check with the sentence (without the case prefix) that describes the problem."""
+
+
+# ----------------------------------------------------------------------------------------------------
+# Formatting
+
+
+def _num(x: Any) -> str:
+    if isinstance(x, (bool, np.bool_)):
+        return str(bool(x))
+    x = float(x)
+    if math.isnan(x):
+        return "nan"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    return f"{x:.6g}"
+
+
+def _idx(name: str, index: Sequence[int]) -> str:
+    if len(index) == 0:  # a single number
+        return f"the {name}"
+    return f"{name}[{', '.join(str(int(i)) for i in index)}]"
+
+
+def _shape(shape: Sequence[int]) -> str:
+    return str(tuple(int(s) for s in shape))  # (2, 3), (3,)
+
+
+def _query(index: Sequence[int]) -> str:
+    """Name a query from an index into (..., T_q): 'query 2', or 'query 2 of batch item [1]'."""
+    *batch, i = (int(j) for j in index)
+    return f"query {i}" if not batch else f"query {i} of batch item [{', '.join(map(str, batch))}]"
+
+
+def _first_line(text: str, limit: int = 200) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+# ----------------------------------------------------------------------------------------------------
+# The engine
+
+
+def _copy(args: tuple[Any, ...]) -> tuple[Any, ...]:
+    return tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
+
+
+def _call(fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
+    """Call the learner's function on copies of ``args``, with numpy's warnings silenced (NaN is reported)."""
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore", RuntimeWarning)
+            return fn(*_copy(args))
+    except Exception as e:  # the learner's bug, reported as a sentence, never a traceback
+        message = _first_line(str(e))
+        raise _Problem(
+            f"your function raised {type(e).__name__}" + (f": {message}" if message else "")
+        ) from None
+
+
+def _as_array(value: Any, what: str) -> NDArray[Any]:
+    if value is None:
+        raise _Problem(f"your function returned None instead of {what} (is a return statement missing?)")
+    try:
+        array = np.asarray(value)
+    except Exception:
+        raise _Problem(f"expected {what} as an array, got {type(value).__name__}") from None
+    if not (np.issubdtype(array.dtype, np.number) or array.dtype == np.bool_):
+        raise _Problem(f"expected {what} as an array of numbers, got {type(value).__name__}")
+    return array
+
+
+def _split_result(result: Any, case: _Case) -> tuple[NDArray[Any], NDArray[Any] | None]:
+    if isinstance(result, tuple):  # a list is taken as an array (a pure-Python answer)
+        if case.weights is None or len(result) != 2:
+            wanted = "the output, or (output, weights)" if case.weights is not None else "one array"
+            kind = type(result).__name__
+            raise _Problem(f"your function returned a {kind} of {len(result)} items; expected {wanted}")
+        return _as_array(result[0], "the output"), _as_array(result[1], "the weights")
+    return _as_array(result, "the output"), None
+
+
+def _check_shapes(out: NDArray[Any], weights: NDArray[Any] | None, case: _Case) -> None:
+    if out.shape != case.output.shape:
+        expected = _shape(case.output.shape) if case.output.shape else "a single number, shape ()"
+        raise _Problem(f"the output has shape {_shape(out.shape)}, expected {expected}")
+    if weights is None or case.weights is None or weights.shape == case.weights.shape:
+        return
+    sentence = f"the weights have shape {_shape(weights.shape)}, expected {_shape(case.weights.shape)}"
+    if case.weights.ndim >= 3 and weights.shape == case.weights.shape[:-3] + case.weights.shape[-2:]:
+        sentence += " (one matrix per head; do not average over the heads)"
+    raise _Problem(sentence)
+
+
+_EMPTY = "{query} may attend to no key, so its weights and output should be all zero"
+
+
+def _empty_row(query: tuple[int, ...], case: _Case) -> bool:
+    """Whether the query at ``query`` (batch indices then position) may attend to no key."""
+    return case.allowed is not None and not case.allowed[query].any()
+
+
+def _first(wrong: NDArray[np.bool_]) -> tuple[int, ...]:
+    return tuple(int(i) for i in np.argwhere(wrong)[0])
+
+
+def _check_finite(got: NDArray[Any], expected: NDArray[Any], name: str, case: _Case) -> None:
+    bad = ~np.isfinite(got)
+    if not bad.any():
+        return
+    index = _first(bad)
+    if _empty_row(index[:-1], case):
+        raise _Problem(
+            f"{_EMPTY.format(query=_query(index[:-1]))}, got {_idx(name, index)} = {_num(got[index])}"
+        )
+    hint = f" ({case.nonfinite_hint})" if case.nonfinite_hint else ""
+    raise _Problem(f"{_idx(name, index)} is {_num(got[index])}, expected {_num(expected[index])}{hint}")
+
+
+def _check_leaks(
+    fn: Callable[..., Any], case: _Case, out: NDArray[Any], weights: NDArray[Any] | None
+) -> None:
+    """A masked key must get zero weight: read it from the weights, or else change that key's value and see
+    whether the output moves."""
+    if case.allowed is None:
+        return
+    blocked = ~case.allowed  # (..., T_q, T_k)
+    if weights is not None:
+        leaked = blocked & (np.abs(weights) > ATOL)
+        if leaked.any():
+            index = _first(leaked)
+            query, key, got = index[:-1], index[-1], f"{_idx('weights', index)} = {_num(weights[index])}"
+            if _empty_row(query, case):
+                raise _Problem(f"{_EMPTY.format(query=_query(query))}, got {got}")
+            raise _Problem(f"{_query(query)} attends to masked key {key} ({got}, expected 0)")
+        return
+    for key in range(blocked.shape[-1]):
+        args = list(case.args)
+        args[case.v_arg] = args[case.v_arg].copy()
+        args[case.v_arg][..., key, :] += 1.0
+        changed = _as_array(_call(fn, tuple(args)), "the output")
+        moved = np.abs(changed - out).max(axis=-1) > ATOL  # (..., T_q)
+        leaked = np.broadcast_to(moved, blocked.shape[:-1]) & blocked[..., key]
+        if leaked.any():
+            query = _first(leaked)
+            if _empty_row(query, case):
+                empty = _EMPTY.format(query=_query(query))
+                raise _Problem(f"{empty}, but its output changes when the value of key {key} changes")
+            raise _Problem(
+                f"{_query(query)} attends to masked key {key} (its output changes with that key's value)"
+            )
+
+
+def _check_row_sums(weights: NDArray[Any], case: _Case) -> None:
+    sums = weights.sum(axis=-1)  # (..., T_q)
+    target = case.weights.sum(axis=-1)  # type: ignore[union-attr]  # 1, or 0 for a fully masked query
+    wrong = ~np.isclose(sums, target, rtol=RTOL, atol=1e-6)
+    if wrong.any():
+        query = _first(wrong)
+        raise _Problem(
+            f"the weights of {_query(query)} sum to {_num(sums[query])}, expected {_num(target[query])}"
+        )
+
+
+def _check_values(got: NDArray[Any], expected: NDArray[Any], name: str, case: _Case) -> None:
+    wrong = ~np.isclose(got, expected, rtol=RTOL, atol=ATOL)
+    if not wrong.any():
+        return
+    index = _first(wrong)
+    if name == "output" and case.allowed is not None and _empty_row(index[:-1], case):
+        raise _Problem(
+            f"{_EMPTY.format(query=_query(index[:-1]))}, got {_idx(name, index)} = {_num(got[index])}"
+        )
+    raise _Problem(f"{_idx(name, index)} is {_num(got[index])}, expected {_num(expected[index])}")
+
+
+def _check_mask_values(got: NDArray[Any], case: _Case) -> None:
+    if got.dtype != np.bool_:
+        raise _Problem(f"the mask has dtype {got.dtype}, expected bool (True = may attend)")
+    wrong = got != case.output
+    if wrong.any():
+        index = _first(wrong)
+        raise _Problem(case.mask_words(index, bool(case.output[index]), _idx("mask", index)))  # type: ignore[misc]
+
+
+def _known_mistake(output: NDArray[Any], case: _Case) -> str | None:
+    """The explanation of the first typical mistake whose result equals ``output``, if any."""
+    for alternative, explanation in case.mistakes:
+        if alternative.shape != output.shape:
+            continue
+        if output.dtype == np.bool_ or alternative.dtype == np.bool_:
+            if np.array_equal(output, alternative):
+                return explanation
+        elif np.allclose(output, alternative, rtol=RTOL, atol=ATOL):
+            return explanation
+    return None
+
+
+def _check_case(fn: Callable[..., Any], case: _Case) -> None:
+    """Raise :class:`_Problem` describing the first thing wrong with ``fn`` on ``case``."""
+    out, weights = _split_result(_call(fn, case.args), case)
+    try:
+        _check_shapes(out, weights, case)
+        if case.output.dtype == np.bool_:
+            _check_mask_values(out, case)
+            return
+        _check_finite(out, case.output, "output", case)
+        if weights is not None:
+            _check_finite(weights, case.weights, "weights", case)  # type: ignore[arg-type]
+        _check_leaks(fn, case, out, weights)
+        if weights is not None:
+            _check_row_sums(weights, case)
+            _check_values(weights, case.weights, "weights", case)  # type: ignore[arg-type]
+        _check_values(out, case.output, "output", case)
+    except _Problem as problem:
+        explanation = _known_mistake(out, case)
+        if explanation is None:
+            raise
+        raise _Problem(f"{problem}; {explanation}") from None
+
+
+def _run(title: str, fn: Callable[..., Any], cases: list[_Case]) -> CheckResult:
+    for number, case in enumerate(cases, start=1):
+        try:
+            _check_case(fn, case)
+        except _Problem as problem:
+            message = f"✗ {title}, case {number} of {len(cases)} ({case.name}): {problem}."
+            print(message)
+            return CheckResult(False, message)
+    message = f"✓ {title}: all {len(cases)} cases pass."
+    print(message)
+    return CheckResult(True, message)
+
+
+# ----------------------------------------------------------------------------------------------------
+# Warm-up (lesson 00): the two operations attention is made of
+
+
+def check_dot(fn: Callable[[NDArray[Any], NDArray[Any]], Any]) -> CheckResult:
+    """Check ``fn(u, v)``: the dot product of two 1-D arrays of the same length, a single number."""
+    rng = np.random.default_rng(7)
+
+    def case(name: str, u: NDArray[Any], v: NDArray[Any]) -> _Case:
+        products = (u * v, "it is the element-wise product; add its entries up to get one number")
+        return _Case(name, (u, v), np.asarray(float(u @ v)), mistakes=(products,))
+
+    return _run(
+        "dot",
+        fn,
+        [
+            case("u = [1, 2, 3], v = [4, 5, 6]", np.array([1.0, 2.0, 3.0]), np.array([4.0, 5.0, 6.0])),
+            case("length 1", np.array([3.0]), np.array([-2.0])),
+            case("orthogonal vectors", np.array([1.0, 0.0]), np.array([0.0, 5.0])),
+            case("random vectors of length 16", rng.standard_normal(16), rng.standard_normal(16)),
+        ],
+    )
+
+
+def check_weighted_average(fn: Callable[[NDArray[Any], NDArray[Any]], Any]) -> CheckResult:
+    """Check ``fn(vectors, weights)``: ``sum_i weights[i] * vectors[i]`` for vectors (n, d), weights (n,)."""
+    rng = np.random.default_rng(8)
+
+    def case(name: str, vectors: NDArray[Any], weights: NDArray[Any]) -> _Case:
+        plain = (vectors.mean(axis=0), "it is the plain mean; multiply each vector by its weight first")
+        return _Case(name, (vectors, weights), weights @ vectors, mistakes=(plain,))
+
+    random_weights = rng.random(5)
+    return _run(
+        "weighted_average",
+        fn,
+        [
+            case(
+                "3 vectors of size 2",
+                np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]),
+                np.array([0.5, 0.25, 0.25]),
+            ),
+            case("all weight on the second vector", np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([0.0, 1.0])),
+            case("one vector", np.array([[2.0, -1.0, 0.5]]), np.array([1.0])),
+            case(
+                "5 random vectors of size 4",
+                rng.standard_normal((5, 4)),
+                random_weights / random_weights.sum(),
+            ),
+        ],
+    )
+
+
+# ----------------------------------------------------------------------------------------------------
+# Softmax
+
+_STABLE_HINT = "did exp overflow or underflow? subtract each row's own maximum before exp"
+
+
+def check_softmax(fn: Callable[[NDArray[Any]], Any]) -> CheckResult:
+    """Check ``fn(x)``: the softmax of ``x`` along its last axis."""
+    rng = np.random.default_rng(101)
+
+    def case(name: str, x: NDArray[Any], hint: str = "") -> _Case:
+        mistakes = []
+        if x.ndim > 1:
+            mistakes.append(
+                (
+                    softmax(x, axis=0),
+                    "it is the softmax along axis 0; each row (the last axis) should sum to 1",
+                )
+            )
+            whole = softmax(x.reshape(-1)).reshape(x.shape)
+            mistakes.append(
+                (whole, "it is normalised over the whole array; normalise each row (the last axis)")
+            )
+        return _Case(name, (x,), softmax(x), mistakes=tuple(mistakes), nonfinite_hint=hint)
+
+    return _run(
+        "softmax",
+        fn,
+        [
+            case("a vector of 3 scores", np.array([1.0, 2.0, 3.0])),
+            case("2 rows of 4 scores", rng.standard_normal((2, 4)).round(2)),
+            case("a batch of shape (2, 3, 5)", rng.standard_normal((2, 3, 5))),
+            case("a length-1 row", np.array([[0.5], [-2.0]])),
+            case("equal scores", np.zeros((2, 4))),
+            case("large scores, 1000 to 1002", np.array([[1000.0, 1001.0, 1002.0]]), _STABLE_HINT),
+            case("very negative scores, -1000 to -998", np.array([[-1000.0, -999.0, -998.0]]), _STABLE_HINT),
+            case(
+                "rows on very different scales",
+                np.array([[0.0, 1.0, 2.0], [-1000.0, -999.0, -998.0]]),
+                _STABLE_HINT,
+            ),
+        ],
+    )
+
+
+# ----------------------------------------------------------------------------------------------------
+# Scaled dot-product attention
+
+
+def _attention_mistakes(
+    q: NDArray[Any], k: NDArray[Any], v: NDArray[Any], mask: NDArray[Any] | None = None
+) -> tuple[tuple[NDArray[Any], str], ...]:
+    """What typical wrong attention functions return on these inputs, with the words for each mistake."""
+    d_k = q.shape[-1]
+    mistakes = [
+        (
+            scaled_dot_product_attention(q, k, v, mask, scale=1.0)[0],
+            "it matches attention without the 1/√d_k scaling",
+        ),
+        (
+            scaled_dot_product_attention(q, k, v, mask, scale=1 / d_k)[0],
+            "it matches scaling by 1/d_k instead of 1/√d_k",
+        ),
+    ]
+    scores = q @ np.swapaxes(k, -1, -2) / math.sqrt(d_k)  # (..., T_q, T_k)
+    if mask is None and scores.shape[-1] == scores.shape[-2]:
+        wrong_axis = softmax(scores, axis=-2) @ v
+        mistakes.append(
+            (wrong_axis, "it matches a softmax over the queries (axis -2); take it over the keys (last axis)")
+        )
+    if mask is not None:
+        inverted = scaled_dot_product_attention(q, k, v, ~mask)[0]
+        mistakes.append(
+            (inverted, "it matches the mask inverted; here True means the query may attend to the key")
+        )
+        after = (softmax(scores) * mask) @ v
+        mistakes.append(
+            (after, "it matches masking after the softmax; set masked scores to -inf before the softmax")
+        )
+    return tuple(mistakes)
+
+
+def _attention_case(
+    name: str,
+    q: NDArray[Any],
+    k: NDArray[Any],
+    v: NDArray[Any],
+    mask: NDArray[np.bool_] | None = None,
+    hint: str = "",
+) -> _Case:
+    out, weights = scaled_dot_product_attention(q, k, v, mask)
+    allowed = None if mask is None else np.broadcast_to(mask, weights.shape)
+    args = (q, k, v) if mask is None else (q, k, v, mask)
+    return _Case(name, args, out, weights, allowed, 2, _attention_mistakes(q, k, v, mask), hint)
+
+
+def check_attention(fn: Callable[..., Any]) -> CheckResult:
+    """Check ``fn(q, k, v)``: scaled dot-product attention, softmax(q kᵀ / √d_k) v, with no mask.
+
+    ``q`` (..., T_q, d_k), ``k`` (..., T_k, d_k), ``v`` (..., T_k, d_v). ``fn`` returns the output, or
+    ``(output, weights)``.
+    """
+    rng = np.random.default_rng(202)
+
+    def r(*shape: int) -> NDArray[np.float64]:
+        return rng.standard_normal(shape)
+
+    return _run(
+        "attention",
+        fn,
+        [
+            _attention_case("3 positions, d_k = 4", r(3, 4), r(3, 4), r(3, 4)),
+            _attention_case("cross-attention: 2 queries, 5 keys, d_v = 3", r(2, 4), r(5, 4), r(5, 3)),
+            _attention_case("a length-1 sequence", r(1, 4), r(1, 4), r(1, 4)),
+            _attention_case("d_k = 1", r(4, 1), r(4, 1), r(4, 2)),
+            _attention_case("batch axes (2, 3)", r(2, 3, 4, 8), r(2, 3, 4, 8), r(2, 3, 4, 8)),
+            _attention_case("large scores", 30 * r(3, 16), 30 * r(3, 16), r(3, 16), hint=_STABLE_HINT),
+        ],
+    )
+
+
+def check_masked_attention(fn: Callable[..., Any]) -> CheckResult:
+    """Check ``fn(q, k, v, mask)``: scaled dot-product attention where ``mask``, broadcasting to
+    (..., T_q, T_k), is True where a query may attend to a key. A query that may attend to no key must get
+    zero weights and a zero output. ``fn`` returns the output, or ``(output, weights)``.
+    """
+    rng = np.random.default_rng(303)
+
+    def r(*shape: int) -> NDArray[np.float64]:
+        return rng.standard_normal(shape)
+
+    arbitrary = np.array([[True, False, True, False], [False, True, True, True], [True, False, False, False]])
+    fully = np.array([[True, False, False], [False, False, False], [True, True, True]])
+    lengths = padding_mask([3, 5], 5)[:, None, :]  # (2, 1, 5)
+    return _run(
+        "masked attention",
+        fn,
+        [
+            _attention_case("causal mask, T = 4", r(4, 4), r(4, 4), r(4, 4), causal_mask(4)),
+            _attention_case("causal mask, T = 1", r(1, 4), r(1, 4), r(1, 4), causal_mask(1)),
+            _attention_case("an arbitrary mask, 3 queries, 4 keys", r(3, 2), r(4, 2), r(4, 3), arbitrary),
+            _attention_case(
+                "padding mask, batch of 2, lengths 3 and 5", r(2, 5, 4), r(2, 5, 4), r(2, 5, 4), lengths
+            ),
+            _attention_case("d_k = 1, causal mask", r(3, 1), r(3, 1), r(3, 2), causal_mask(3)),
+            _attention_case(
+                "batch axes (2, 3), causal mask", r(2, 3, 4, 8), r(2, 3, 4, 8), r(2, 3, 4, 8), causal_mask(4)
+            ),
+            _attention_case(
+                "large scores, causal mask",
+                30 * r(3, 16),
+                30 * r(3, 16),
+                r(3, 16),
+                causal_mask(3),
+                _STABLE_HINT,
+            ),
+            _attention_case("a fully masked row (query 1)", r(3, 4), r(3, 4), r(3, 4), fully),
+        ],
+    )
+
+
+def check_self_attention(fn: Callable[..., Any]) -> CheckResult:
+    """Check ``fn(x, w_q, w_k, w_v)``: self-attention with Q = x W_Q, K = x W_K, V = x W_V.
+
+    ``x`` (..., T, d_model), ``w_q`` and ``w_k`` (d_model, d_k), ``w_v`` (d_model, d_v). ``fn`` returns the
+    output, or ``(output, weights)``.
+    """
+    rng = np.random.default_rng(404)
+
+    def case(name: str, lead: tuple[int, ...], t: int, d_model: int, d_k: int, d_v: int) -> _Case:
+        x = rng.standard_normal((*lead, t, d_model))
+        w_q, w_k, w_v = (rng.standard_normal((d_model, d)) for d in (d_k, d_k, d_v))
+        out, weights = self_attention(x, w_q, w_k, w_v)
+        q, k, v = x @ w_q, x @ w_k, x @ w_v
+        mistakes = (
+            (self_attention(x, w_k, w_q, w_v)[0], "it matches W_Q and W_K swapped"),
+            *_attention_mistakes(q, k, v),
+            (
+                scaled_dot_product_attention(q, k, v, scale=1 / math.sqrt(d_model))[0],
+                "it matches scaling by 1/√d_model; scale by 1/√d_k",
+            ),
+        )
+        return _Case(name, (x, w_q, w_k, w_v), out, weights, mistakes=mistakes)
+
+    return _run(
+        "self-attention",
+        fn,
+        [
+            case("T = 4, d_model = 6, d_k = d_v = 3", (), 4, 6, 3, 3),
+            case("d_k = 2, d_v = 5", (), 3, 4, 2, 5),
+            case("a length-1 sequence", (), 1, 4, 3, 3),
+            case("d_k = 1", (), 4, 3, 1, 2),
+            case("a batch of 2", (2,), 3, 4, 4, 4),
+        ],
+    )
+
+
+# ----------------------------------------------------------------------------------------------------
+# Heads
+
+
+def check_split_heads(fn: Callable[[NDArray[Any], int], Any]) -> CheckResult:
+    """Check ``fn(x, n_heads)``: (B, T, d_model) -> (B, h, T, d_head), head i holding features i*d_head on."""
+
+    def case(name: str, b: int, t: int, d: int, h: int) -> _Case:
+        x = np.arange(b * t * d, dtype=np.float64).reshape(b, t, d)
+        mistakes = (
+            (
+                x.reshape(b, h, t, d // h),
+                "it is x.reshape(B, h, T, d_head); reshape to (B, T, h, d_head), then swap axes 1 and 2",
+            ),
+            (
+                x.reshape(b, t, d // h, h).transpose(0, 3, 1, 2),
+                "it splits the features the wrong way round; reshape to (B, T, h, d_head)",
+            ),
+        )
+        return _Case(name, (x, h), split_heads(x, h), mistakes=mistakes)
+
+    return _run(
+        "split_heads",
+        fn,
+        [
+            case("B = 1, T = 2, d_model = 4, 2 heads", 1, 2, 4, 2),
+            case("B = 2, T = 3, d_model = 6, 3 heads", 2, 3, 6, 3),
+            case("one head", 2, 3, 4, 1),
+            case("a length-1 sequence", 2, 1, 6, 2),
+            case("d_head = 1", 1, 3, 4, 4),
+        ],
+    )
+
+
+def check_merge_heads(fn: Callable[[NDArray[Any]], Any]) -> CheckResult:
+    """Check ``fn(x)``: (B, h, T, d_head) -> (B, T, h*d_head), the inverse of split_heads."""
+
+    def case(name: str, b: int, h: int, t: int, d_head: int) -> _Case:
+        x = np.arange(b * h * t * d_head, dtype=np.float64).reshape(b, h, t, d_head)
+        mistakes = (
+            (x.reshape(b, t, h * d_head), "it is x.reshape(B, T, h*d_head); swap axes 1 and 2 first"),
+        )
+        return _Case(name, (x,), merge_heads(x), mistakes=mistakes)
+
+    return _run(
+        "merge_heads",
+        fn,
+        [
+            case("B = 1, 2 heads, T = 2, d_head = 2", 1, 2, 2, 2),
+            case("B = 2, 3 heads, T = 4, d_head = 2", 2, 3, 4, 2),
+            case("one head", 2, 1, 3, 4),
+            case("a length-1 sequence", 2, 2, 1, 3),
+            case("d_head = 1", 1, 4, 3, 1),
+        ],
+    )
+
+
+def check_multi_head(fn: Callable[..., Any]) -> CheckResult:
+    """Check ``fn(x_q, x_kv, w_q, w_k, w_v, w_o, n_heads)``: multi-head attention, no biases, no mask.
+
+    ``x_q`` (B, T_q, d_model), ``x_kv`` (B, T_k, d_model), every ``w`` (d_model, d_model). ``fn`` returns the
+    output (B, T_q, d_model), or ``(output, weights)`` with per-head weights (B, h, T_q, T_k).
+    """
+    rng = np.random.default_rng(505)
+
+    def case(name: str, b: int, t_q: int, t_k: int, d: int, h: int) -> _Case:
+        x_q = rng.standard_normal((b, t_q, d))
+        x_kv = x_q if t_k == t_q else rng.standard_normal((b, t_k, d))
+        w_q, w_k, w_v, w_o = (rng.standard_normal((d, d)) / math.sqrt(d) for _ in range(4))
+        out, weights = multi_head_attention(x_q, x_kv, w_q, w_k, w_v, w_o, h)
+        q, k, v = x_q @ w_q, x_kv @ w_k, x_kv @ w_v
+        heads = scaled_dot_product_attention(split_heads(q, h), split_heads(k, h), split_heads(v, h))[0]
+        no_swap = scaled_dot_product_attention(*(a.reshape(b, h, -1, d // h) for a in (q, k, v)))[0]
+        full_width = scaled_dot_product_attention(
+            split_heads(q, h), split_heads(k, h), split_heads(v, h), scale=1 / math.sqrt(d)
+        )[0]
+        mistakes = (
+            (merge_heads(heads), "it matches leaving out the output projection W_O"),
+            (
+                no_swap.reshape(b, -1, d) @ w_o,
+                "it matches reshaping to (B, h, T, d_head) without swapping the T and head axes",
+            ),
+            (merge_heads(full_width) @ w_o, "it matches scaling by 1/√d_model; scale each head by 1/√d_head"),
+            (
+                scaled_dot_product_attention(q, k, v)[0] @ w_o,
+                "it matches a single head of full width; split into n_heads heads",
+            ),
+        )
+        return _Case(name, (x_q, x_kv, w_q, w_k, w_v, w_o, h), out, weights, mistakes=mistakes)
+
+    return _run(
+        "multi-head attention",
+        fn,
+        [
+            case("self-attention, T = 3, d_model = 4, 2 heads", 1, 3, 3, 4, 2),
+            case("cross-attention, 2 queries, 5 keys", 2, 2, 5, 6, 3),
+            case("one head", 1, 3, 3, 4, 1),
+            case("a length-1 sequence", 2, 1, 1, 4, 2),
+            case("d_head = 1", 1, 3, 3, 4, 4),
+            case("a batch of 3, 4 heads", 3, 4, 4, 8, 4),
+        ],
+    )
+
+
+# ----------------------------------------------------------------------------------------------------
+# Masks
+
+
+def _causal_words(index: tuple[int, ...], expected: bool, where: str) -> str:
+    i, j = index[-2:]
+    if expected:
+        return f"query {i} is blocked from key {j}, which it may see ({where} should be True)"
+    return f"query {i} may attend to key {j}, a future position ({where} should be False)"
+
+
+def check_causal_mask(fn: Callable[[int], Any]) -> CheckResult:
+    """Check ``fn(t)``: a (t, t) boolean mask, True where query i may attend to key j, that is j <= i."""
+
+    def case(t: int) -> _Case:
+        mask = causal_mask(t)
+        mistakes = (
+            (
+                ~mask,
+                "the mask is inverted (True = blocked is nn.MultiheadAttention's convention); "
+                "here True means may attend",
+            ),
+            (np.tri(t, k=-1, dtype=bool), "it leaves out the diagonal; each position may attend to itself"),
+        )
+        return _Case(f"T = {t}", (t,), mask, mistakes=mistakes, mask_words=_causal_words)
+
+    return _run("causal mask", fn, [case(4), case(1), case(2)])
+
+
+def check_padding_mask(fn: Callable[[NDArray[Any], int], Any]) -> CheckResult:
+    """Check ``fn(lengths, t)``: a (B, t) boolean mask, True at the real tokens, position j < lengths[b]."""
+
+    def words(index: tuple[int, ...], expected: bool, where: str) -> str:
+        b, j = index
+        kind = ("a real token", "True") if expected else ("padding", "False")
+        return f"position {j} of sequence {b} is {kind[0]} ({where} should be {kind[1]})"
+
+    def case(name: str, lengths: list[int], t: int) -> _Case:
+        mask = padding_mask(lengths, t)
+        mistakes = ((~mask, "the mask is inverted; here True marks a real token"),)
+        return _Case(name, (np.array(lengths), t), mask, mistakes=mistakes, mask_words=words)
+
+    return _run(
+        "padding mask",
+        fn,
+        [
+            case("lengths 2 and 4, t = 4", [2, 4], 4),
+            case("one sequence of length 1, t = 3", [1], 3),
+            case("lengths 3, 1 and 5, t = 5", [3, 1, 5], 5),
+        ],
+    )

@@ -1,0 +1,48 @@
+"""The lessons of the course, in order."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
+__all__ = ["LESSONS", "QUIZ_LESSONS", "Lesson", "lesson"]
+
+
+@dataclass(frozen=True)
+class Lesson:
+    """One notebook of the course: its id ("00".."08", or "review"), title and notebook file name."""
+
+    id: str
+    title: str
+    notebook: str
+
+
+_ALL = (
+    Lesson("00", "Welcome", "00-welcome.ipynb"),
+    Lesson("01", "Similarity and softmax", "01-similarity-and-softmax.ipynb"),
+    Lesson("02", "Scaled dot-product attention", "02-scaled-dot-product-attention.ipynb"),
+    Lesson("03", "Self-attention with learned projections", "03-self-attention.ipynb"),
+    Lesson("04", "Multi-head attention", "04-multi-head-attention.ipynb"),
+    Lesson("05", "Masked (causal) self-attention", "05-masked-self-attention.ipynb"),
+    Lesson("06", "Three uses of attention in the Transformer", "06-three-uses-of-attention.ipynb"),
+    Lesson("07", "From attention to a Transformer block", "07-transformer-block.ipynb"),
+    Lesson("08", "The cost of attention, and how to tame it", "08-cost-of-attention.ipynb"),
+    Lesson("review", "Review", "review.ipynb"),
+)
+
+LESSONS: Mapping[str, tuple[str, str]] = MappingProxyType({x.id: (x.title, x.notebook) for x in _ALL})
+"""Lesson id -> (title, notebook file name), in course order (read-only)."""
+
+QUIZ_LESSONS: tuple[str, ...] = tuple(x.id for x in _ALL if x.id.isdigit())
+"""The lessons that have a quiz, hence a question file: "00".."08" (the review notebook has none)."""
+
+_BY_ID = {x.id: x for x in _ALL}
+
+
+def lesson(lesson_id: str) -> Lesson:
+    """The `Lesson` with this id; KeyError naming the known ids if there is none."""
+    try:
+        return _BY_ID[lesson_id]
+    except KeyError:
+        raise KeyError(f"unknown lesson {lesson_id!r} (known: {', '.join(LESSONS)})") from None

@@ -1,0 +1,218 @@
+"""Figures for the lessons: attention heatmaps, the variance and saturation curves, and the review forecast.
+
+Every function draws on a new :class:`matplotlib.figure.Figure` (made without pyplot, so nothing is shown
+or kept alive behind the lesson's back and any backend works, Agg included), or on the ``ax`` it is given,
+and returns the Figure. It never calls ``plt.show``: end a notebook cell with the figure to display it. The
+numbers drawn can be read back from the Figure's artists (``fig.axes[0].images[0].get_array()``,
+``line.get_ydata()``, ``bar.get_height()``) and so asserted in a cell beside the plot.
+
+Colours are colour-blind safe: the ``cividis`` colormap for heatmaps and the Okabe-Ito palette for lines and
+bars. Fonts and default sizes are chosen to read on a projector.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter
+from numpy.typing import ArrayLike
+
+__all__ = [
+    "FONT_SIZE",
+    "OKABE_ITO",
+    "attention_heatmap",
+    "forecast_plot",
+    "saturation_curve",
+    "variance_curve",
+]
+
+# Okabe & Ito (2008), "Color Universal Design": distinguishable with every common colour-vision deficiency.
+OKABE_ITO = {
+    "orange": "#E69F00",
+    "sky blue": "#56B4E9",
+    "bluish green": "#009E73",
+    "yellow": "#F0E442",
+    "blue": "#0072B2",
+    "vermillion": "#D55E00",
+    "reddish purple": "#CC79A7",
+    "black": "#000000",
+}
+FONT_SIZE = 16  # tick labels; axis labels and titles are larger
+HEATMAP_CMAP = "cividis"
+
+
+def _new_axes(ax: Axes | None, figsize: tuple[float, float]) -> tuple[Figure, Axes]:
+    if ax is not None:
+        return ax.figure, ax  # type: ignore[return-value]
+    fig = Figure(figsize=figsize, layout="constrained")
+    return fig, fig.add_subplot()
+
+
+def _style(ax: Axes, title: str, xlabel: str, ylabel: str) -> None:
+    ax.set_title(title, fontsize=FONT_SIZE + 4)
+    ax.set_xlabel(xlabel, fontsize=FONT_SIZE + 2)
+    ax.set_ylabel(ylabel, fontsize=FONT_SIZE + 2)
+    ax.tick_params(labelsize=FONT_SIZE)
+
+
+def attention_heatmap(
+    weights: ArrayLike,
+    query_labels: Sequence[str] | None = None,
+    key_labels: Sequence[str] | None = None,
+    ax: Axes | None = None,
+    *,
+    title: str = "Attention weights",
+    annotate: bool = True,
+    fmt: str = ".2f",
+) -> Figure:
+    """Draw a (T_q, T_k) attention-weight matrix: row i is what query i attends to, column j is key j.
+
+    The colour scale is fixed to [0, 1] (weights are probabilities), so heatmaps can be compared with each
+    other. ``annotate`` writes each weight in its cell (formatted with ``fmt``), in black on light cells and
+    white on dark ones. Labels default to the positions 0, 1, ...; the image's data is ``weights`` itself.
+    """
+    w = np.asarray(weights, dtype=float)
+    if w.ndim != 2:
+        raise ValueError(f"weights must be a (T_q, T_k) matrix, got shape {w.shape}")
+    t_q, t_k = w.shape
+    query_labels = [str(i) for i in range(t_q)] if query_labels is None else list(query_labels)
+    key_labels = [str(j) for j in range(t_k)] if key_labels is None else list(key_labels)
+    if len(query_labels) != t_q or len(key_labels) != t_k:
+        raise ValueError(
+            f"got {len(query_labels)} query labels and {len(key_labels)} key labels "
+            f"for weights of shape {w.shape}"
+        )
+    fig, ax = _new_axes(ax, (max(6.0, 0.9 * t_k + 3.0), max(4.5, 0.8 * t_q + 2.0)))
+    image = ax.imshow(w, cmap=HEATMAP_CMAP, vmin=0.0, vmax=1.0)
+    ax.set_xticks(range(t_k), key_labels, rotation=45 if max(map(len, key_labels), default=0) > 3 else 0)
+    ax.set_yticks(range(t_q), query_labels)
+    _style(ax, title, "key (attended to)", "query (attending)")
+    colorbar = fig.colorbar(image, ax=ax, shrink=0.9)
+    colorbar.set_label("weight", fontsize=FONT_SIZE + 2)
+    colorbar.ax.tick_params(labelsize=FONT_SIZE)
+    if annotate:
+        for i in range(t_q):
+            for j in range(t_k):
+                colour = "black" if w[i, j] >= 0.5 else "white"
+                ax.text(
+                    j, i, format(w[i, j], fmt), ha="center", va="center", color=colour, fontsize=FONT_SIZE - 2
+                )
+    return fig
+
+
+def _curves(
+    x: ArrayLike,
+    series: Sequence[tuple[ArrayLike, str, str, str, str]],
+    ax: Axes | None,
+    *,
+    title: str,
+    xlabel: str,
+    ylabel: str,
+    logy: bool,
+) -> Figure:
+    """Lines over a log-2 x axis; each series is (y, label, Okabe-Ito colour name, marker, line style)."""
+    fig, ax = _new_axes(ax, (8.0, 5.5))
+    xs = np.asarray(x, dtype=float)
+    for y, label, colour, marker, style in series:
+        ys = np.asarray(y, dtype=float)
+        if ys.shape != xs.shape:
+            raise ValueError(
+                f"{label!r} has {ys.shape[0] if ys.ndim else 0} values for {xs.shape[0]} values of x"
+            )
+        ax.plot(
+            xs, ys, style, marker=marker, markersize=9, linewidth=2.5, color=OKABE_ITO[colour], label=label
+        )
+    ax.set_xscale("log", base=2)
+    if logy:
+        ax.set_yscale("log", base=2)
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+    ax.set_xticks(xs, [f"{v:g}" for v in xs])
+    ax.minorticks_off()
+    ax.grid(True, alpha=0.3)
+    _style(ax, title, xlabel, ylabel)
+    ax.legend(fontsize=FONT_SIZE)
+    return fig
+
+
+def variance_curve(
+    d_ks: ArrayLike,
+    variances_unscaled: ArrayLike,
+    variances_scaled: ArrayLike,
+    ax: Axes | None = None,
+    *,
+    title: str = "Variance of the dot product q·k",
+) -> Figure:
+    """Measured variance of q·k against d_k, unscaled (grows like d_k) and divided by √d_k (stays near 1).
+
+    Both axes are logarithmic (base 2); the lines are, in order: unscaled, scaled, and the references y = d_k
+    (dashed) and y = 1 (dotted).
+    """
+    d = np.asarray(d_ks, dtype=float)
+    return _curves(
+        d,
+        [
+            (variances_unscaled, "q·k", "vermillion", "o", "-"),
+            (variances_scaled, "q·k / √d_k", "blue", "s", "-"),
+            (d, "d_k (theory)", "black", "", "--"),
+            (np.ones_like(d), "1 (theory)", "black", "", ":"),
+        ],
+        ax,
+        title=title,
+        xlabel="d_k (key dimension)",
+        ylabel="variance",
+        logy=True,
+    )
+
+
+def saturation_curve(
+    d_ks: ArrayLike,
+    unscaled: ArrayLike,
+    scaled: ArrayLike,
+    ax: Axes | None = None,
+    *,
+    ylabel: str = "largest softmax weight",
+    title: str = "Softmax saturation",
+    n_keys: int | None = None,
+    logy: bool = False,
+) -> Figure:
+    """A measure of saturation against d_k, without and with the 1/√d_k scaling.
+
+    By default the y axis is the largest softmax weight (it tends to 1 without scaling); with ``ylabel`` and
+    ``logy`` the same plot shows the gradient norm instead. ``n_keys`` adds the uniform weight 1/n_keys as a
+    dashed reference line (drawn third).
+    """
+    d = np.asarray(d_ks, dtype=float)
+    series = [(unscaled, "QKᵀ (unscaled)", "vermillion", "o", "-"), (scaled, "QKᵀ / √d_k", "blue", "s", "-")]
+    if n_keys is not None:
+        series.append((np.full_like(d, 1.0 / n_keys), f"uniform, 1/{n_keys}", "black", "", "--"))
+    fig = _curves(d, series, ax, title=title, xlabel="d_k (key dimension)", ylabel=ylabel, logy=logy)
+    if not logy and ylabel == "largest softmax weight":
+        (ax or fig.axes[0]).set_ylim(0.0, 1.05)
+    return fig
+
+
+def forecast_plot(
+    counts: Sequence[int],
+    start_label: str = "today",
+    ax: Axes | None = None,
+    *,
+    title: str = "Reviews due",
+) -> Figure:
+    """Bar chart of the number of reviews due on each of the coming days, ``counts[0]`` on the first.
+
+    The first bar is labelled ``start_label`` and the next ones +1, +2, ... (days later); each bar carries its
+    count.
+    """
+    values = np.asarray(counts, dtype=int)
+    labels = [start_label] + [f"+{i}" for i in range(1, len(values))]
+    fig, ax = _new_axes(ax, (max(6.0, 0.7 * len(values) + 2.0), 5.0))
+    bars = ax.bar(range(len(values)), values, color=OKABE_ITO["blue"], width=0.7)
+    ax.bar_label(bars, fontsize=FONT_SIZE - 2, padding=2)
+    ax.set_xticks(range(len(values)), labels)
+    ax.set_ylim(0, max(1, int(values.max(initial=0))) * 1.15)
+    ax.yaxis.get_major_locator().set_params(integer=True)
+    _style(ax, title, "day", "reviews due")
+    return fig

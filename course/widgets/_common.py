@@ -1,0 +1,436 @@
+"""What the quiz and the review widgets share: the clock, the progress database, and the question panel.
+
+The panel shows one question at a time and grades it; what happens to an answer (where it is saved, which
+question comes next) is left to the subclass. An answer is saved exactly once, as soon as its rating is known:
+a wrong auto-graded answer at "Check" (it can only be Again), a right one on "Next" (Good unless the learner
+picked Hard or Easy), a recall answer when a rating button is pressed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import html
+import os
+from collections.abc import Callable, Iterator, Mapping
+from datetime import datetime, timedelta, timezone, tzinfo
+from pathlib import Path
+from typing import Any
+
+import ipywidgets as widgets
+
+from course.bank import Question
+from course.lessons import LESSONS
+from course.widgets._render import to_html
+from scheduler import Rating, Store, StoreError, format_interval
+
+Clock = Callable[[], datetime]
+StoreLike = Store | str | os.PathLike[str] | None
+
+NAMES: Mapping[Rating, str] = {
+    Rating.AGAIN: "Again",
+    Rating.HARD: "Hard",
+    Rating.GOOD: "Good",
+    Rating.EASY: "Easy",
+}
+MEANINGS: Mapping[Rating, str] = {
+    Rating.AGAIN: "you did not remember it",
+    Rating.HARD: "you remembered it, with effort",
+    Rating.GOOD: "you remembered it",
+    Rating.EASY: "you remembered it at once, without effort",
+}
+RECALL_HINT = (
+    "<p><b>Again</b>: you did not remember it. <b>Hard</b>: you remembered it, with effort "
+    "(it still counts as remembered). <b>Good</b>: you remembered it. <b>Easy</b>: at once. "
+    "Each button shows when the question comes back.</p>"
+)
+RIGHT_HINT = (
+    "<p>Saved as <b>Good</b> when you press Next. Choose <b>Hard</b> if it took effort (it still counts as "
+    "remembered) or <b>Easy</b> if it came at once.</p>"
+)
+LETTERS = "ABCDEF"
+
+
+def real_clock() -> datetime:
+    """The default clock: now, in UTC."""
+    return datetime.now(timezone.utc)
+
+
+def read_clock(clock: Clock) -> datetime:
+    """Call `clock` and check what it returns: an aware datetime, converted to UTC."""
+    now = clock()
+    if not isinstance(now, datetime) or now.tzinfo is None or now.utcoffset() is None:
+        raise ValueError(f"clock() must return a timezone-aware datetime, got {now!r}")
+    return now.astimezone(timezone.utc)
+
+
+def duration_ms(start: datetime, end: datetime) -> int:
+    """Whole milliseconds from `start` to `end` (0 if the clock went backwards)."""
+    return max(0, round((end - start).total_seconds() * 1000))
+
+
+def rating_label(rating: Rating, intervals: Mapping[Rating, timedelta] | None) -> str:
+    """A rating button's text: ``Good (10m)``, or just ``Good`` when the interval is unknown."""
+    if intervals is None or rating not in intervals:
+        return NAMES[rating]
+    return f"{NAMES[rating]} ({format_interval(intervals[rating])})"
+
+
+def rating_tooltip(rating: Rating, intervals: Mapping[Rating, timedelta] | None) -> str:
+    tip = f"{NAMES[rating]}: {MEANINGS[rating]}"
+    if intervals is not None and rating in intervals:
+        tip += f"; it comes back in {format_interval(intervals[rating])}"
+    return tip
+
+
+def when(due: datetime, now: datetime, tz: tzinfo) -> str:
+    """``in 10m (2025-01-06 09:10)``, or ``now`` when `due` is not in the future."""
+    if due <= now:
+        return "now"
+    return f"in {format_interval(due - now)} ({due.astimezone(tz).strftime('%Y-%m-%d %H:%M')})"
+
+
+def inline_html(text: str) -> str:
+    """Markdown to HTML without the paragraph around a one-paragraph text (for list entries)."""
+    rendered = to_html(text)
+    if rendered.startswith("<p>") and rendered.endswith("</p>") and rendered.count("<p>") == 1:
+        return rendered[3:-4]
+    return rendered
+
+
+def number_text(value: int | float) -> str:
+    return str(value) if isinstance(value, int) else f"{value:.12g}"
+
+
+def error_html(err: StoreError, *, unsaved: bool) -> str:
+    tail = " Nothing was saved; press the button again once it is fixed." if unsaved else ""
+    message = str(err) if str(err).endswith((".", "!", "?")) else f"{err}."
+    return f"<p><b>✗ Progress database problem:</b> {html.escape(message)}{tail}</p>"
+
+
+def focus(widget: widgets.Widget | None) -> None:
+    """Move the keyboard focus to `widget` (ipywidgets 8; 7.7 has no focus and keeps it where it was)."""
+    method = getattr(widget, "focus", None)
+    if callable(method):
+        method()
+
+
+def view_bundle(root: widgets.Widget, text: str) -> dict[str, Any]:
+    """A display bundle: the live widget view, and `text` as the stable plain-text form nbval compares."""
+    return {
+        "text/plain": text,
+        "application/vnd.jupyter.widget-view+json": {
+            "version_major": 2,
+            "version_minor": 0,
+            "model_id": root.model_id,
+        },
+    }
+
+
+class StoreSource:
+    """Where the progress database is: an open `Store` (used as is, never closed here) or a path.
+
+    A path is opened only when needed and closed again right after, so nothing is held between answers.
+    """
+
+    def __init__(self, store: StoreLike) -> None:
+        if isinstance(store, Store):
+            self.store: Store | None = store
+            self.path = Path(store.path)
+        else:
+            from course.progress import db_path
+
+            self.store = None
+            self.path = Path(store).expanduser() if store is not None else db_path()
+
+    def exists(self) -> bool:
+        return self.store is not None or self.path.exists()
+
+    @contextlib.contextmanager
+    def open(self, *, create: bool) -> Iterator[Store]:
+        if self.store is not None:
+            yield self.store
+            return
+        from course.progress import open_store
+
+        with open_store(self.path, create=create) as store:
+            yield store
+
+
+class QuestionPanel:
+    """One question at a time: prompt, answer controls, feedback, ratings, Next.
+
+    Subclasses implement `_intervals` (labels of the rating buttons), `_save` (record one answer and return a
+    note for the learner) and `_advance` (show the next question or the end).
+    """
+
+    def __init__(self, clock: Clock | None, tz: tzinfo) -> None:
+        self._clock: Clock = clock if clock is not None else real_clock
+        self.tz = tz
+        self.title = widgets.HTML()
+        self.progress = widgets.HTML()
+        self.notice = widgets.HTMLMath()
+        self.prompt = widgets.HTMLMath()
+        self.answer_area = widgets.VBox()
+        self.feedback = widgets.HTMLMath()
+        self.rating_area = widgets.VBox()
+        self.next_button = widgets.Button(description="Next", tooltip="Go to the next question")
+        self.next_button.on_click(self._on_next)
+        self.root = widgets.VBox(
+            [
+                self.title,
+                self.progress,
+                self.prompt,
+                self.answer_area,
+                self.feedback,
+                self.rating_area,
+                self.notice,
+            ],
+            layout=widgets.Layout(max_width="60em"),
+        )
+        # The current question and what happened to it.
+        self.question: Question | None = None
+        self.shown_at: datetime | None = None
+        self.answered_at: datetime | None = None
+        self.option_buttons: list[widgets.Button] = []
+        self.number_input: widgets.Text | None = None
+        self.check_button: widgets.Button | None = None
+        self.show_button: widgets.Button | None = None
+        self.rating_buttons: dict[Rating, widgets.Button] = {}
+        self.rating_choice: widgets.ToggleButtons | None = None
+        self.saved: Rating | None = None  # the rating saved for the current question, once saved
+        self._pending: Rating | None = None  # an auto-graded rating waiting to be saved
+        self.results: list[tuple[str, Rating]] = []
+        # What happened to the previous answer, shown under the next question.
+        self._last_note: str | None = None
+        self._shown_once = False
+
+    # -- to implement -------------------------------------------------------------------------------------
+    def _intervals(self, question: Question, at: datetime) -> dict[Rating, timedelta] | None:
+        raise NotImplementedError
+
+    def _save(self, question: Question, rating: Rating, at: datetime, duration: int) -> str:
+        raise NotImplementedError
+
+    def _advance(self) -> None:
+        raise NotImplementedError
+
+    # -- showing ------------------------------------------------------------------------------------------
+    def _now(self) -> datetime:
+        return read_clock(self._clock)
+
+    def _show(self, question: Question) -> None:
+        """Show `question`, ready to be answered; its answer time is measured from now."""
+        previous, self._last_note = self._last_note, None
+        self.notice.value = f"<p><i>Previous question: {previous}</i></p>" if previous else ""
+        self.question = question
+        self.shown_at = self._now()
+        self.answered_at = None
+        self.saved = None
+        self._pending = None
+        self.option_buttons = []
+        self.number_input = self.check_button = self.show_button = None
+        self.rating_buttons = {}
+        self.rating_choice = None
+        self.prompt.value = to_html(question.prompt)
+        self.feedback.value = ""
+        self.rating_area.children = ()
+        if question.kind == "choice":
+            rows = []
+            for i, option in enumerate(question.options):
+                button = widgets.Button(
+                    description=f"Answer {LETTERS[i]}",
+                    tooltip=f"Answer {LETTERS[i]}: {option.text}",
+                    layout=widgets.Layout(width="auto", min_width="7em"),
+                )
+                button.on_click(lambda _b, i=i: self._on_option(i))
+                self.option_buttons.append(button)
+                rows.append(widgets.HBox([button, widgets.HTMLMath(inline_html(option.text))]))
+            self.answer_area.children = tuple(rows)
+        elif question.kind == "numeric":
+            self.number_input = widgets.Text(
+                description="Answer:",
+                placeholder="a number, e.g. 64 or 0.125",
+            )
+            self.check_button = widgets.Button(description="Check", tooltip="Check your answer")
+            self.check_button.on_click(self._on_check)
+            unit = widgets.HTML(html.escape(question.unit))
+            self.answer_area.children = (widgets.HBox([self.number_input, unit, self.check_button]),)
+        else:
+            self.show_button = widgets.Button(
+                description="Show answer",
+                tooltip="Recall the answer first, then show it and grade yourself",
+            )
+            self.show_button.on_click(self._on_show_answer)
+            self.answer_area.children = (self.show_button,)
+        first = self.option_buttons[0] if self.option_buttons else (self.number_input or self.show_button)
+        if self._shown_once:  # not when the cell first runs: that would pull focus out of the notebook
+            focus(first)
+        self._shown_once = True
+
+    def _finish_view(self, summary: str, extra: tuple[widgets.Widget, ...] = ()) -> None:
+        """Replace the question by `summary` (HTML)."""
+        self.question = None
+        self._last_note = None
+        self.notice.value = ""
+        self.prompt.value = summary
+        self.answer_area.children = extra
+        self.feedback.value = ""
+        self.rating_area.children = ()
+
+    # -- answering ----------------------------------------------------------------------------------------
+    def _on_option(self, index: int) -> None:
+        question = self.question
+        if question is None or self.answered_at is not None:
+            return
+        self.answered_at = self._now()
+        right = question.is_correct(index)
+        lines = []
+        for i, option in enumerate(question.options):
+            mark = "✓" if option.correct else ("✗" if i == index else "·")
+            notes = []
+            if option.correct:
+                notes.append("the right answer")
+            if i == index:
+                notes.append("your answer")
+            note = f" <i>({', '.join(notes)})</i>" if notes else ""
+            text, why = inline_html(option.text), inline_html(option.why)
+            lines.append(f"<li>{mark} <b>{LETTERS[i]}.</b> {text}{note}: {why}</li>")
+        verdict = (
+            "<b>✓ Right.</b>"
+            if right
+            else f"<b>✗ Not quite.</b> The answer is {LETTERS[question.correct_option]}."
+        )
+        self._graded(right, f"{verdict}<ul>{''.join(lines)}</ul>")
+
+    def _on_check(self, _button: widgets.Button | None = None) -> None:
+        question = self.question
+        if question is None or self.answered_at is not None or self.number_input is None:
+            return
+        text = self.number_input.value.strip()
+        try:
+            right = question.is_correct(text)
+        except ValueError:
+            shown = html.escape(repr(text)) if text else "Nothing typed"
+            self.notice.value = f"<p>✗ {shown}: type a number, e.g. 64 or 0.125.</p>"
+            return
+        self.answered_at = self._now()
+        expected = number_text(question.answer)  # type: ignore[arg-type]
+        if question.tolerance:
+            expected += f" (± {number_text(question.tolerance)})"
+        if question.unit:
+            expected += f" {html.escape(question.unit)}"
+        if right:
+            verdict = f"<b>✓ Right:</b> {expected}."
+        else:
+            verdict = f"<b>✗ Not quite.</b> You answered {html.escape(text)}; the answer is {expected}."
+        self._graded(right, f"<p>{verdict}</p>")
+
+    def _graded(self, right: bool, verdict: str) -> None:
+        """Show the verdict and the explanation; save a wrong answer now, offer ratings for a right one."""
+        question = self.question
+        assert question is not None and self.answered_at is not None
+        self.notice.value = ""
+        self._disable_answer()
+        self.feedback.value = verdict + self._explanation(question)
+        if right:
+            intervals = self._safe_intervals(question, self.answered_at)
+            ratings = (Rating.HARD, Rating.GOOD, Rating.EASY)
+            self.rating_choice = widgets.ToggleButtons(
+                options=[(rating_label(r, intervals), r) for r in ratings],
+                value=Rating.GOOD,
+                tooltips=[rating_tooltip(r, intervals) for r in ratings],
+                description="Save as:",
+            )
+            self.rating_area.children = (
+                widgets.HTMLMath(RIGHT_HINT),
+                self.rating_choice,
+                self.next_button,
+            )
+            self._pending = Rating.GOOD
+        else:
+            self._pending = Rating.AGAIN
+            self.rating_area.children = (self.next_button,)
+            self._try_save(Rating.AGAIN)
+        self._label_next()
+        focus(self.next_button)
+
+    def _on_show_answer(self, _button: widgets.Button | None = None) -> None:
+        question = self.question
+        if question is None or self.answered_at is not None:
+            return
+        self.answered_at = self._now()
+        self._disable_answer()
+        self.feedback.value = f"<p><b>Answer:</b></p>{to_html(str(question.answer))}" + self._explanation(
+            question
+        )
+        intervals = self._safe_intervals(question, self.answered_at)
+        for rating in Rating:
+            button = widgets.Button(
+                description=rating_label(rating, intervals),
+                tooltip=rating_tooltip(rating, intervals),
+                layout=widgets.Layout(width="auto", min_width="7em"),
+            )
+            button.on_click(lambda _b, r=rating: self._on_rating(r))
+            self.rating_buttons[rating] = button
+        self.rating_area.children = (
+            widgets.HTMLMath(RECALL_HINT),
+            widgets.HBox(list(self.rating_buttons.values())),
+        )
+        focus(self.rating_buttons[Rating.GOOD])
+
+    def _on_rating(self, rating: Rating) -> None:
+        if self.question is None or self.answered_at is None or self.saved is not None:
+            return
+        if self._try_save(rating):
+            self._advance()
+
+    def _on_next(self, _button: widgets.Button | None = None) -> None:
+        if self.question is None or self.answered_at is None:
+            return
+        if self.saved is None:
+            rating = self.rating_choice.value if self.rating_choice is not None else self._pending
+            if rating is None or not self._try_save(Rating(rating)):
+                return
+        self._advance()
+
+    def _try_save(self, rating: Rating) -> bool:
+        question, start, end = self.question, self.shown_at, self.answered_at
+        assert question is not None and start is not None and end is not None
+        try:
+            note = self._save(question, rating, end, duration_ms(start, end))
+        except StoreError as err:
+            self.notice.value = error_html(err, unsaved=True)
+            return False
+        self.saved = rating
+        self.results.append((question.id, rating))
+        if self.rating_choice is not None:
+            self.rating_choice.disabled = True
+        for button in self.rating_buttons.values():
+            button.disabled = True
+        self.notice.value = f"<p>{note}</p>"
+        self._last_note = note
+        return True
+
+    # -- helpers ------------------------------------------------------------------------------------------
+    def _safe_intervals(self, question: Question, at: datetime) -> dict[Rating, timedelta] | None:
+        try:
+            return self._intervals(question, at)
+        except StoreError as err:
+            self.notice.value = error_html(err, unsaved=False)
+            return None
+
+    def _disable_answer(self) -> None:
+        for button in self.option_buttons:
+            button.disabled = True
+        for control in (self.number_input, self.check_button, self.show_button):
+            if control is not None:
+                control.disabled = True
+
+    def _label_next(self) -> None:
+        """Subclasses may say where Next leads (e.g. "Finish" on the last question)."""
+
+    def _explanation(self, question: Question) -> str:
+        title = LESSONS.get(question.lesson, (question.lesson, ""))[0]
+        lesson, section = html.escape(question.lesson), html.escape(question.section)
+        see = f"See: lesson {lesson} ({html.escape(title)}), section “{section}”."
+        return f"{to_html(question.explanation)}<p><i>{see}</i></p>"

@@ -1,0 +1,149 @@
+"""`quiz(lesson)`: a lesson's self-check questions, one at a time; each answer is saved to the schedule."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from datetime import datetime, timedelta, tzinfo
+from typing import Any
+
+from course.bank import Question
+from course.lessons import LESSONS
+from course.widgets._common import (
+    NAMES,
+    Clock,
+    QuestionPanel,
+    StoreLike,
+    StoreSource,
+    error_html,
+    view_bundle,
+    when,
+)
+from scheduler import Memory, Rating, StoreError, format_interval
+
+__all__ = ["QuizWidget", "quiz"]
+
+
+class QuizWidget(QuestionPanel):
+    """The quiz of one lesson. `root` is the widget to display; the other attributes are for tests.
+
+    Showing it reads nothing and writes nothing. The first answer opens the progress database (creating it if
+    needed), enrolls the lesson and saves the answer with the time from `clock`. A question that is already
+    scheduled and not yet due is saved as practice, which leaves its schedule unchanged.
+    """
+
+    def __init__(
+        self,
+        lesson: str,
+        questions: Sequence[Question],
+        *,
+        store: StoreLike = None,
+        clock: Clock | None = None,
+        tz: tzinfo | None = None,
+    ) -> None:
+        if tz is None:
+            from course.progress import local_tz
+
+            tz = local_tz()
+        super().__init__(clock, tz)
+        self.lesson = lesson
+        self.questions = tuple(questions)
+        self.source = StoreSource(store)
+        self.practice: list[str] = []  # ids of the questions answered as practice
+        self.index = 0
+        title = LESSONS.get(lesson, (lesson, ""))[0]
+        self.title.value = f"<h3>Quiz: lesson {html.escape(lesson)}, {html.escape(title)}</h3>"
+        if self.questions:
+            self._show_current()
+        else:
+            self.progress.value = ""
+            self._finish_view(f"<p>Lesson {html.escape(lesson)} has no quiz questions yet.</p>")
+
+    def __repr__(self) -> str:
+        return self.text()
+
+    def text(self) -> str:
+        """The stable plain-text form (what nbval compares)."""
+        n = len(self.questions)
+        return (
+            f"Quiz for lesson {self.lesson}: {n} question{'' if n == 1 else 's'}. "
+            "Answer them in JupyterLab; each answer is saved to your review schedule."
+        )
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
+        return view_bundle(self.root, self.text())
+
+    # -- flow ---------------------------------------------------------------------------------------------
+    def _show_current(self) -> None:
+        self.progress.value = f"<b>Question {self.index + 1} / {len(self.questions)}</b>"
+        self._show(self.questions[self.index])
+
+    def _label_next(self) -> None:
+        last = self.index == len(self.questions) - 1
+        self.next_button.description = "Finish" if last else "Next"
+        self.next_button.tooltip = "Save and see your results" if last else "Save and go to the next question"
+
+    def _advance(self) -> None:
+        self.index += 1
+        if self.index < len(self.questions):
+            self._show_current()
+        else:
+            self._finish()
+
+    def _intervals(self, question: Question, at: datetime) -> dict[Rating, timedelta] | None:
+        if not self.source.exists():  # nothing saved yet: look, but do not create the database
+            return Memory().preview(None, question.id, at)
+        with self.source.open(create=False) as store:
+            card = store.card(question.id)
+            if card is not None and card.due > at:
+                return None  # practice: the rating changes nothing, so there is no interval to show
+            return store.memory.preview(card, question.id, at)
+
+    def _save(self, question: Question, rating: Rating, at: datetime, duration: int) -> str:
+        with self.source.open(create=True) as store:
+            store.enroll(self.lesson, at)
+            card = store.card(question.id)
+            if card is not None and card.due > at:
+                store.record_cram(question.id, rating, at, duration)
+                self.practice.append(question.id)
+                return (
+                    f"Saved as practice ({NAMES[rating]}): this question is already scheduled, next review "
+                    f"{when(card.due, at, self.tz)}; practice leaves its schedule unchanged."
+                )
+            review = store.record(question.id, rating, at, duration)
+        return f"Saved: {NAMES[rating]}. It comes back in {format_interval(review.due - at)}."
+
+    def _finish(self) -> None:
+        n = len(self.questions)
+        right = sum(rating != Rating.AGAIN for _, rating in self.results)
+        self.progress.value = f"<b>Done: {n} / {n}</b>"
+        lines = [f"<p><b>{right} of {n} right.</b></p>"]
+        if self.practice:
+            k = len(self.practice)
+            lines.append(
+                f"<p>{k} answer{' was' if k == 1 else 's were'} practice: already scheduled questions keep "
+                "their schedule.</p>"
+            )
+        at = self._now()
+        try:
+            if self.source.exists():
+                with self.source.open(create=False) as store:
+                    ids = {q.id for q in self.questions}
+                    dues = [card.due for item_id, card in store.cards().items() if item_id in ids]
+                if dues:
+                    first = when(min(dues), at, self.tz)
+                    lines.append(f"<p>Next review of this lesson: {first}, in the review notebook.</p>")
+        except StoreError as err:
+            lines.append(error_html(err, unsaved=False))
+        self._finish_view("".join(lines))
+
+
+def quiz(lesson: str, *, store: StoreLike = None, clock: Clock | None = None) -> QuizWidget:
+    """The quiz of `lesson` ("00".."08"), for a notebook cell: ``quiz("02")``.
+
+    `store`: a `scheduler.Store` or a path; default `course.progress.db_path()` (``$COURSE_DB`` if set).
+    `clock`: a function returning the current time as an aware datetime (default: the real clock).
+    """
+    from course.bank import load_bank
+
+    return QuizWidget(lesson, load_bank().questions(lesson), store=store, clock=clock)

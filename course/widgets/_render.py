@@ -1,0 +1,77 @@
+"""Markdown with math -> HTML, for the HTMLMath widgets.
+
+A deliberately small, safe subset: paragraphs, bullet and numbered lists, fenced code blocks, `code`,
+**bold** and *italic*. Everything else is text. The text is HTML-escaped before any markup is added, so a
+question can never inject HTML; math (``$...$``, ``$$...$$``) is cut out first, escaped but otherwise kept
+verbatim, and put back with its delimiters so MathJax typesets it in the browser.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+__all__ = ["to_html"]
+
+_FENCE = re.compile(r"^```[^\n]*\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
+# Order matters: escaped dollars, display math, inline math, inline code.
+_INLINE = re.compile(r"\\\$|\$\$.+?\$\$|\$[^$\n]+?\$|`[^`\n]+`", re.DOTALL)
+_BOLD = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*")
+_ITALIC = re.compile(r"(?<![*\w])\*(?=[^\s*])(.+?)(?<=[^\s*])\*(?![*\w])")
+_BULLET = re.compile(r"^[-*+][ \t]+")
+_NUMBER = re.compile(r"^\d+[.)][ \t]+")
+# Placeholders that cannot appear in the text (NUL and SOH are stripped from the input first):
+# \x00N\x00 holds an inline fragment (math, code), \x01N\x01 a block (fenced code).
+_SLOT_RE = re.compile("([\x00\x01])(\\d+)\\1")
+
+
+def to_html(text: str) -> str:
+    """Convert the Markdown subset in ``text`` to HTML, escaping everything that is not markup."""
+    text = text.replace("\x00", "").replace("\x01", "").replace("\r\n", "\n").replace("\r", "\n").strip("\n")
+    slots: list[str] = []
+
+    def keep(fragment: str, mark: str = "\x00") -> str:
+        slots.append(fragment)
+        return f"{mark}{len(slots) - 1}{mark}"
+
+    def fence(match: re.Match[str]) -> str:
+        code = match.group(1).rstrip("\n")
+        return "\n\n" + keep(f"<pre><code>{html.escape(code)}</code></pre>", "\x01") + "\n\n"
+
+    def inline(match: re.Match[str]) -> str:
+        token = match.group(0)
+        if token.startswith("`"):
+            return keep(f"<code>{html.escape(token[1:-1])}</code>")
+        return keep(html.escape(token, quote=False))  # math (or \$): escaped, delimiters kept for MathJax
+
+    text = _FENCE.sub(fence, text)
+    text = _INLINE.sub(inline, text)
+    text = html.escape(text, quote=False)
+    out = "\n".join(_block(block) for block in re.split(r"\n[ \t]*\n", text) if block.strip())
+    return _SLOT_RE.sub(lambda m: slots[int(m.group(2))], out)
+
+
+def _block(block: str) -> str:
+    lines = [line.strip() for line in block.strip("\n").split("\n")]
+    if len(lines) == 1 and lines[0].startswith("\x01"):  # a fenced code block, alone in its block
+        return lines[0]
+    for pattern, tag in ((_BULLET, "ul"), (_NUMBER, "ol")):
+        if pattern.match(lines[0]):
+            return _list(lines, pattern, tag)
+    return f"<p>{_inline(' '.join(lines))}</p>"
+
+
+def _list(lines: list[str], pattern: re.Pattern[str], tag: str) -> str:
+    entries: list[str] = []
+    for line in lines:
+        if pattern.match(line):
+            entries.append(pattern.sub("", line, count=1))
+        elif entries:  # a continuation line of the previous entry
+            entries[-1] += " " + line
+    body = "".join(f"<li>{_inline(entry)}</li>" for entry in entries)
+    return f"<{tag}>{body}</{tag}>"
+
+
+def _inline(text: str) -> str:
+    text = _BOLD.sub(r"<strong>\1</strong>", text)
+    return _ITALIC.sub(r"<em>\1</em>", text)

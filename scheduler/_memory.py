@@ -1,0 +1,133 @@
+"""A thin wrapper over ``fsrs.Scheduler`` that speaks in CardStates and Ratings."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import replace
+from datetime import datetime, timedelta
+
+from fsrs import Card, Scheduler, State
+from fsrs import Rating as FsrsRating
+
+from scheduler._records import CardState, Rating, Review
+from scheduler._time import require_aware
+
+__all__ = ["Memory"]
+
+_STATE_NAMES = {State.Learning: "learning", State.Review: "review", State.Relearning: "relearning"}
+_STATES = {name: state for state, name in _STATE_NAMES.items()}
+
+
+class Memory:
+    """Computes the next CardState from the previous one and a rating (FSRS, default parameters).
+
+    The fuzzing scheduler is used only by ``review``; ``replay`` and ``preview`` never draw random numbers
+    (replay takes each due date from the log, so fuzz cannot change history).
+    """
+
+    def __init__(
+        self, desired_retention: float = 0.9, *, enable_fuzzing: bool = True, maximum_interval: int = 36500
+    ) -> None:
+        if not 0.0 < desired_retention < 1.0:
+            raise ValueError(f"desired_retention must be between 0 and 1, got {desired_retention!r}")
+        if maximum_interval < 1:
+            raise ValueError(f"maximum_interval must be at least 1 day, got {maximum_interval!r}")
+        self._scheduler = Scheduler(
+            desired_retention=desired_retention,
+            maximum_interval=maximum_interval,
+            enable_fuzzing=enable_fuzzing,
+        )
+        self._exact = Scheduler(
+            desired_retention=desired_retention, maximum_interval=maximum_interval, enable_fuzzing=False
+        )
+
+    @property
+    def desired_retention(self) -> float:
+        return self._scheduler.desired_retention
+
+    @property
+    def enable_fuzzing(self) -> bool:
+        return self._scheduler.enable_fuzzing
+
+    @property
+    def maximum_interval(self) -> int:
+        return self._scheduler.maximum_interval
+
+    def __repr__(self) -> str:
+        return (
+            f"Memory(desired_retention={self.desired_retention!r}, enable_fuzzing={self.enable_fuzzing!r}, "
+            f"maximum_interval={self.maximum_interval!r})"
+        )
+
+    @staticmethod
+    def card_id(item_id: str) -> int:
+        """A stable positive int below 2**53 derived from the SHA-256 of ``item_id``."""
+        digest = hashlib.sha256(item_id.encode("utf-8")).digest()
+        return int.from_bytes(digest[:8], "big") % (2**53 - 1) + 1
+
+    def review(self, state: CardState | None, item_id: str, rating: Rating, at: datetime) -> CardState:
+        """The state after answering ``item_id`` (``state`` None for a new item) with ``rating`` at ``at``."""
+        return self._step(self._scheduler, state, item_id, Rating(rating), require_aware(at, "at"))
+
+    def replay(self, item_id: str, reviews: Sequence[Review]) -> CardState:
+        """Rebuild an item's state from its log rows (in log order); each due date is taken from the log."""
+        state: CardState | None = None
+        for review in reviews:
+            if review.item_id != item_id:
+                raise ValueError(
+                    f"cannot replay a review of {review.item_id!r} into the history of {item_id!r}"
+                )
+            at = require_aware(review.reviewed_at, "reviewed_at")
+            due = require_aware(review.due, "due")
+            state = replace(self._step(self._exact, state, item_id, Rating(review.rating), at), due=due)
+        if state is None:
+            raise ValueError(f"no reviews to replay for {item_id!r}")
+        return state
+
+    def preview(self, state: CardState | None, item_id: str, at: datetime) -> dict[Rating, timedelta]:
+        """The interval each rating would lead to at ``at`` (without fuzz), e.g. for button labels."""
+        at = require_aware(at, "at")
+        return {rating: self._step(self._exact, state, item_id, rating, at).due - at for rating in Rating}
+
+    def retrievability(self, state: CardState, at: datetime) -> float:
+        """FSRS's predicted chance of recall at ``at`` (elapsed time in whole days, as fsrs counts it)."""
+        at = require_aware(at, "at")
+        return float(self._exact.get_card_retrievability(self._card(state, state.item_id, at), at))
+
+    def _card(self, state: CardState | None, item_id: str, at: datetime) -> Card:
+        if state is None:
+            return Card(card_id=self.card_id(item_id), state=State.Learning, step=0, due=at)
+        if state.item_id != item_id:
+            raise ValueError(f"the state given is for {state.item_id!r}, not {item_id!r}")
+        return Card(
+            card_id=self.card_id(item_id),
+            state=_STATES[state.state],
+            step=state.step,
+            stability=state.stability,
+            difficulty=state.difficulty,
+            due=require_aware(state.due, "due"),
+            last_review=None
+            if state.last_review is None
+            else require_aware(state.last_review, "last_review"),
+        )
+
+    def _step(
+        self, scheduler: Scheduler, state: CardState | None, item_id: str, rating: Rating, at: datetime
+    ) -> CardState:
+        card, _ = scheduler.review_card(self._card(state, item_id, at), FsrsRating(int(rating)), at)
+        reps = 1 if state is None else state.reps + 1
+        lapses = 0 if state is None else state.lapses
+        if state is not None and state.state == "review" and rating == Rating.AGAIN:
+            lapses += 1
+        return CardState(
+            item_id=item_id,
+            state=_STATE_NAMES[card.state],
+            step=card.step,
+            stability=card.stability,
+            difficulty=card.difficulty,
+            due=card.due,
+            last_review=card.last_review,
+            reps=reps,
+            lapses=lapses,
+        )

@@ -1,0 +1,165 @@
+"""Opening a store file safely: look before writing, so a file that is not ours is never modified."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import stat
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+from scheduler._errors import StoreCorruptError, StoreLockedError, StoreVersionError
+from scheduler._schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION, TABLES
+
+__all__ = ["EMPTY", "MISSING", "Identity", "enable_wal", "inspect", "migrate", "translate"]
+
+MISSING = "missing"
+EMPTY = "empty"
+_MAGIC = b"SQLite format 3\x00"
+Identity = tuple[int, int, frozenset[str]]  # application_id, user_version, table names
+T = TypeVar("T")
+
+
+def _is_busy(exc: sqlite3.DatabaseError) -> bool:
+    code = getattr(exc, "sqlite_errorcode", None)  # Python 3.11+
+    return (code is not None and code & 0xFF in (5, 6)) or "database is locked" in str(exc)  # BUSY, LOCKED
+
+
+def _patiently(action: Callable[[], T], timeout_ms: int) -> T:
+    """Run ``action``, retrying while the file is busy, up to the busy timeout. Needed where SQLite returns
+    SQLITE_BUSY without calling its busy handler: switching to WAL, and reading while another connection
+    is creating the file or recovering its WAL."""
+    deadline = time.monotonic() + timeout_ms / 1000
+    while True:
+        try:
+            return action()
+        except sqlite3.OperationalError as exc:
+            if not _is_busy(exc) or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.005)
+
+
+def translate(path: Path, exc: sqlite3.DatabaseError, timeout_ms: int) -> Exception | None:
+    """The store error for an sqlite3 error, or None when it is not about the file (a bug: re-raise it)."""
+    text = str(exc)
+    if _is_busy(exc):
+        return StoreLockedError(path, timeout_ms / 1000)
+    if isinstance(exc, (sqlite3.IntegrityError, sqlite3.ProgrammingError, sqlite3.InterfaceError)):
+        return None
+    return StoreCorruptError(path, text)
+
+
+def _header_problem(header: bytes, size: int, wal_exists: bool) -> str | None:
+    if header[:16] != _MAGIC:
+        return "not an SQLite database"
+    if len(header) < 100:
+        return f"truncated: the file has {size} bytes"
+    page_size = int.from_bytes(header[16:18], "big")
+    page_size = 65536 if page_size == 1 else page_size
+    if page_size < 512 or page_size & (page_size - 1):
+        return f"invalid page size {page_size} in its header"
+    pages = int.from_bytes(header[28:32], "big")
+    # The page count is trusted only when "version-valid-for" matches the change counter; with a -wal
+    # file present a checkpoint may be half done, so SQLite itself is left to judge.
+    if not wal_exists and header[92:96] == header[24:28] and pages * page_size > size:
+        return f"truncated: the file has {size} bytes, its header says {pages * page_size}"
+    return None
+
+
+def read_identity(connection: sqlite3.Connection) -> Identity:
+    application_id = connection.execute("PRAGMA application_id").fetchone()[0]
+    user_version = connection.execute("PRAGMA user_version").fetchone()[0]
+    names = connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
+    return application_id, user_version, frozenset(name for (name,) in names)
+
+
+def check_identity(path: Path, identity: Identity) -> None:
+    """Raise unless the file is ours (or an empty database) with a schema this code knows."""
+    application_id, user_version, tables = identity
+    if application_id != APPLICATION_ID:
+        if application_id == 0 and not tables:
+            return
+        listed = ", ".join(sorted(tables)) or "none"
+        raise StoreCorruptError(
+            path,
+            f"it is an SQLite database of another program: application_id {application_id}, tables {listed}",
+        )
+    if user_version > SCHEMA_VERSION:
+        raise StoreVersionError(path, user_version, SCHEMA_VERSION)
+    if user_version == SCHEMA_VERSION and not tables >= TABLES:
+        raise StoreCorruptError(path, f"tables missing: {', '.join(sorted(TABLES - tables))}")
+
+
+def inspect(path: Path, timeout_ms: int) -> str | Identity:
+    """MISSING, EMPTY, or the identity of an existing database, found without writing anything."""
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        return MISSING
+    except OSError as exc:
+        raise StoreCorruptError(path, exc.strerror or str(exc)) from exc
+    if stat.S_ISDIR(info.st_mode):
+        raise StoreCorruptError(path, "it is a directory")
+    wal_exists = os.path.exists(f"{path}-wal")
+    if info.st_size == 0 and not wal_exists:
+        return EMPTY
+    if info.st_size > 0:
+        try:
+            with open(path, "rb") as file:
+                header = file.read(100)
+        except OSError as exc:
+            raise StoreCorruptError(path, exc.strerror or str(exc)) from exc
+        problem = _header_problem(header, info.st_size, wal_exists)
+        if problem is not None:
+            raise StoreCorruptError(path, problem)
+    # With no -wal or -journal file the main file is complete: read it as immutable, which creates no
+    # -wal/-shm files. Otherwise read-only, so SQLite sees the committed pages still in the WAL.
+    mode = "mode=ro" if wal_exists or os.path.exists(f"{path}-journal") else "immutable=1"
+    uri = f"{path.absolute().as_uri()}?{mode}"
+    try:
+        connection = sqlite3.connect(uri, uri=True, timeout=timeout_ms / 1000, isolation_level=None)
+    except sqlite3.DatabaseError as exc:
+        raise StoreCorruptError(path, str(exc)) from exc
+    try:
+        identity = _patiently(lambda: read_identity(connection), timeout_ms)
+    except sqlite3.DatabaseError as exc:
+        raise (translate(path, exc, timeout_ms) or StoreCorruptError(path, str(exc))) from exc
+    finally:
+        connection.close()
+    check_identity(path, identity)
+    return identity
+
+
+def enable_wal(connection: sqlite3.Connection, timeout_ms: int) -> None:
+    """Switch the file to WAL (a persistent setting; nothing is written when it is already on)."""
+
+    def switch() -> None:
+        if connection.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+            connection.execute("PRAGMA journal_mode = WAL").fetchone()
+
+    _patiently(switch, timeout_ms)
+
+
+def migrate(connection: sqlite3.Connection, path: Path) -> None:
+    """Bring the schema up to date in one BEGIN IMMEDIATE transaction (nothing to do when current)."""
+    if connection.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION:
+        application_id = connection.execute("PRAGMA application_id").fetchone()[0]
+        if application_id == APPLICATION_ID:
+            return
+    connection.execute("BEGIN IMMEDIATE")
+    try:
+        identity = read_identity(connection)  # again, now that we hold the lock
+        check_identity(path, identity)
+        version = identity[1] if identity[0] == APPLICATION_ID else 0
+        for statements in MIGRATIONS[version:]:
+            for statement in statements:
+                connection.execute(statement)
+        connection.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        connection.execute("COMMIT")
+    except BaseException:
+        if connection.in_transaction:
+            connection.execute("ROLLBACK")
+        raise

@@ -1,0 +1,76 @@
+"""The plain records the scheduler passes around: ratings, items, log rows, card states and limits."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from enum import IntEnum
+
+__all__ = ["CardState", "CramReview", "Item", "Limits", "Rating", "Review"]
+
+
+class Rating(IntEnum):
+    """How well an answer went; maps one to one onto ``fsrs.Rating``."""
+
+    AGAIN = 1
+    HARD = 2
+    GOOD = 3
+    EASY = 4
+
+
+@dataclass(frozen=True)
+class Item:
+    """Something that can be reviewed, e.g. one quiz question."""
+
+    id: str
+    deck: str
+
+
+@dataclass(frozen=True)
+class Review:
+    """One row of the append-only review log, the source of truth for the schedule."""
+
+    item_id: str
+    rating: Rating
+    reviewed_at: datetime
+    duration_ms: int | None
+    due: datetime
+
+
+@dataclass(frozen=True)
+class CramReview:
+    """One practice answer; kept in its own log and never part of the schedule."""
+
+    item_id: str
+    rating: Rating
+    reviewed_at: datetime
+    duration_ms: int | None
+
+
+@dataclass(frozen=True)
+class CardState:
+    """The scheduling state of one item, as cached by the store and rebuilt from the log on demand."""
+
+    item_id: str
+    state: str
+    step: int | None
+    stability: float | None
+    difficulty: float | None
+    due: datetime
+    last_review: datetime | None
+    reps: int
+    lapses: int
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Daily caps on new items and on reviews of items already seen."""
+
+    new_per_day: int = 20
+    reviews_per_day: int = 200
+
+    def __post_init__(self) -> None:
+        for name in ("new_per_day", "reviews_per_day"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(f"{name} must be a non-negative int, got {value!r}")

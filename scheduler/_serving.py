@@ -1,0 +1,137 @@
+"""What to review now: the due queue with daily limits, review sessions and cram sessions."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timedelta, tzinfo
+
+from scheduler._records import Item, Limits, Rating, Review
+from scheduler._store import Store
+from scheduler._time import day_starts, require_aware, to_ms
+
+__all__ = ["CramSession", "Session", "due_queue"]
+
+
+def due_queue(
+    store: Store,
+    items: Sequence[Item],
+    at: datetime,
+    tz: tzinfo,
+    limits: Limits = Limits(),  # noqa: B008 - frozen, so a shared default is safe
+    rollover_hour: int = 4,
+) -> list[Item]:
+    """Items to review at ``at``: due reviews, then new items of enrolled decks, within today's limits.
+
+    Due reviews are ordered most overdue first, ties broken by lowest retrievability and then by the order of
+    ``items``; new items come in ``items`` order. Items in the store but not in ``items`` are ignored.
+    """
+    at = require_aware(at, "at")
+    start, end = day_starts(at, tz, rollover_hour, 2)
+    positions: dict[str, int] = {}
+    for position, item in enumerate(items):
+        positions.setdefault(item.id, position)
+    answered = [state for item_id, state in store._answers_between(start, end) if item_id in positions]
+    new_done = answered.count(0)
+    reviews_done = len(answered) - new_done
+
+    at_ms = to_ms(at)
+    with_card = store._due_times()
+    due = sorted(
+        (when, positions[item_id]) for item_id, when in with_card if when <= at_ms and item_id in positions
+    )
+    queue = _break_ties(store, items, due, at, max(0, limits.reviews_per_day - reviews_done))
+
+    new_left = max(0, limits.new_per_day - new_done)
+    if new_left:
+        decks = set(store.enrolled())
+        seen = {item_id for item_id, _ in with_card}
+        for position, item in enumerate(items):
+            if new_left == 0:
+                break
+            if item.deck in decks and item.id not in seen and positions[item.id] == position:
+                queue.append(item)
+                new_left -= 1
+    return queue
+
+
+def _break_ties(
+    store: Store, items: Sequence[Item], due: list[tuple[int, int]], at: datetime, cap: int
+) -> list[Item]:
+    """The first ``cap`` of ``due`` (sorted by due time, then position) with equal due times ordered by lowest
+    retrievability first; retrievability is computed only where such a tie matters."""
+    queue: list[Item] = []
+    start = 0
+    while start < len(due) and len(queue) < cap:
+        end = start + 1
+        while end < len(due) and due[end][0] == due[start][0]:
+            end += 1
+        group = [position for _, position in due[start:end]]
+        if len(group) > 1:
+            recall = {}
+            for position in group:
+                card = store.card(items[position].id)
+                recall[position] = 0.0 if card is None else store.memory.retrievability(card, at)
+            group.sort(key=lambda position: (recall[position], position))
+        queue.extend(items[position] for position in group[: cap - len(queue)])
+        start = end
+    return queue
+
+
+class _Queue:
+    """A queue of items answered one at a time; an AGAIN answer sends the item to the back."""
+
+    def __init__(self, store: Store, queue: list[Item]) -> None:
+        self._store = store
+        self._queue = queue
+
+    @property
+    def remaining(self) -> int:
+        """How many answers the session still expects (an item answered AGAIN counts again)."""
+        return len(self._queue)
+
+    def next(self) -> Item | None:
+        """The item to show now (the same one until it is answered), or None when the session is over."""
+        return self._queue[0] if self._queue else None
+
+    def intervals(self, item: Item, at: datetime) -> dict[Rating, timedelta]:
+        """The interval each rating would lead to in the schedule, for button labels."""
+        return self._store.memory.preview(self._store.card(item.id), item.id, at)
+
+    def _advance(self, item: Item, rating: Rating) -> None:
+        if item in self._queue:
+            self._queue.remove(item)
+        if Rating(rating) == Rating.AGAIN:
+            self._queue.append(item)
+
+
+class Session(_Queue):
+    """A review session over the due queue at ``at``; answers are recorded in the schedule."""
+
+    def __init__(
+        self,
+        store: Store,
+        items: Sequence[Item],
+        at: datetime,
+        tz: tzinfo,
+        limits: Limits = Limits(),  # noqa: B008 - frozen, so a shared default is safe
+        rollover_hour: int = 4,
+    ) -> None:
+        super().__init__(store, due_queue(store, items, at, tz, limits, rollover_hour))
+
+    def answer(self, item: Item, rating: Rating, at: datetime, duration_ms: int | None = None) -> Review:
+        """Record the answer; AGAIN sends the item to the back, so it comes back before the session ends."""
+        review = self._store.record(item.id, rating, at, duration_ms)
+        self._advance(item, rating)
+        return review
+
+
+class CramSession(_Queue):
+    """Practice over all of ``items``, in order; answers go to the cram log, the schedule is unchanged."""
+
+    def __init__(self, store: Store, items: Sequence[Item]) -> None:
+        super().__init__(store, list(items))
+
+    def answer(self, item: Item, rating: Rating, at: datetime, duration_ms: int | None = None) -> None:
+        """Log the practice answer; AGAIN puts the item back at the end of this session."""
+        self._store.record_cram(item.id, rating, at, duration_ms)
+        self._advance(item, rating)

@@ -1,0 +1,281 @@
+"""One SQLite file per learner: an append-only review log (the truth), a card cache, a cram log, decks.
+
+Every write is ``BEGIN IMMEDIATE ... COMMIT`` in WAL mode, so several kernels and terminals can share it.
+Times are stored as integer milliseconds since the Unix epoch (UTC); ``record`` rounds ``at`` down to the
+millisecond so the Review it returns is exactly what a later read gives back.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+from types import TracebackType
+
+from scheduler._errors import StoreNotFoundError
+from scheduler._memory import Memory
+from scheduler._opening import MISSING, enable_wal, inspect, migrate, translate
+from scheduler._records import CardState, CramReview, Rating, Review
+from scheduler._time import from_ms, require_aware, to_ms
+
+__all__ = ["Store"]
+
+_STATE_CODES = {"learning": 1, "review": 2, "relearning": 3}
+_STATE_NAMES = {code: name for name, code in _STATE_CODES.items()}
+_CARD_COLUMNS = "item_id, state, step, stability, difficulty, due, last_review, reps, lapses"
+_REVIEW_COLUMNS = "item_id, rating, reviewed_at, duration_ms, due"
+
+
+def _card_from_row(row: tuple) -> CardState:  # type: ignore[type-arg]
+    item_id, state, step, stability, difficulty, due, last_review, reps, lapses = row[:9]
+    return CardState(
+        item_id=item_id,
+        state=_STATE_NAMES[state],
+        step=step,
+        stability=stability,
+        difficulty=difficulty,
+        due=from_ms(due),
+        last_review=None if last_review is None else from_ms(last_review),
+        reps=reps,
+        lapses=lapses,
+    )
+
+
+def _review_from_row(row: tuple) -> Review:  # type: ignore[type-arg]
+    item_id, rating, reviewed_at, duration_ms, due = row
+    return Review(item_id, Rating(rating), from_ms(reviewed_at), duration_ms, from_ms(due))
+
+
+def _check_answer(
+    item_id: str, rating: Rating, at: datetime, duration_ms: int | None
+) -> tuple[Rating, datetime]:
+    if not isinstance(item_id, str) or not item_id:
+        raise ValueError(f"item_id must be a non-empty str, got {item_id!r}")
+    if duration_ms is not None and (
+        isinstance(duration_ms, bool) or not isinstance(duration_ms, int) or duration_ms < 0
+    ):
+        raise ValueError(f"duration_ms must be None or a non-negative int, got {duration_ms!r}")
+    return Rating(rating), from_ms(to_ms(require_aware(at, "at")))
+
+
+class Store:
+    """A learner's progress database. Create one with ``Store.open(path)``; use it as a context manager."""
+
+    def __init__(
+        self, connection: sqlite3.Connection, path: Path, memory: Memory, busy_timeout_ms: int
+    ) -> None:
+        self._connection = connection
+        self.path = path
+        self.memory = memory
+        self.busy_timeout_ms = busy_timeout_ms
+
+    @classmethod
+    def open(
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        create: bool = True,
+        memory: Memory | None = None,
+        busy_timeout_ms: int = 5000,
+    ) -> Store:
+        """Open (or create) the store at ``path``; nothing is written before the file is known to be ours."""
+        path = Path(path)
+        if isinstance(busy_timeout_ms, bool) or not isinstance(busy_timeout_ms, int) or busy_timeout_ms < 0:
+            raise ValueError(f"busy_timeout_ms must be a non-negative int, got {busy_timeout_ms!r}")
+        if inspect(path, busy_timeout_ms) == MISSING:
+            if not create:
+                raise StoreNotFoundError(path)
+            path.parent.mkdir(parents=True, exist_ok=True)
+        connection = sqlite3.connect(os.fspath(path), timeout=busy_timeout_ms / 1000, isolation_level=None)
+        store = cls(connection, path, memory if memory is not None else Memory(), busy_timeout_ms)
+        try:
+            with store._translated():
+                enable_wal(connection, busy_timeout_ms)
+                connection.execute("PRAGMA synchronous = NORMAL")
+                migrate(connection, path)
+        except BaseException:
+            connection.close()
+            raise
+        return store
+
+    def close(self) -> None:
+        self._connection.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"Store({os.fspath(self.path)!r})"
+
+    @contextmanager
+    def _translated(self) -> Iterator[None]:
+        try:
+            yield
+        except sqlite3.DatabaseError as exc:
+            error = translate(self.path, exc, self.busy_timeout_ms)
+            if error is None:
+                raise
+            raise error from exc
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        connection = self._connection
+        with self._translated():
+            connection.execute("BEGIN IMMEDIATE")
+            try:
+                yield connection
+                connection.execute("COMMIT")
+            except BaseException:
+                if connection.in_transaction:
+                    connection.execute("ROLLBACK")
+                raise
+
+    def _read(self, sql: str, parameters: tuple[object, ...] = ()) -> list[tuple]:  # type: ignore[type-arg]
+        with self._translated():
+            return self._connection.execute(sql, parameters).fetchall()
+
+    def record(self, item_id: str, rating: Rating, at: datetime, duration_ms: int | None = None) -> Review:
+        """Answer ``item_id`` with ``rating`` at ``at``: append to the log and update the card, atomically."""
+        rating, at = _check_answer(item_id, rating, at, duration_ms)
+        with self._write() as connection:
+            before = self._current(connection, item_id)
+            after = self.memory.review(before, item_id, rating, at)
+            due = to_ms(after.due)
+            log_id = connection.execute(
+                "INSERT INTO review_log (item_id, rating, reviewed_at, duration_ms, due, state_before) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (
+                    item_id,
+                    int(rating),
+                    to_ms(at),
+                    duration_ms,
+                    due,
+                    0 if before is None else _STATE_CODES[before.state],
+                ),
+            ).lastrowid
+            self._put(connection, after, due, log_id)  # type: ignore[arg-type]
+        return Review(item_id, rating, at, duration_ms, from_ms(due))
+
+    def _current(self, connection: sqlite3.Connection, item_id: str) -> CardState | None:
+        """The card before a new answer: the cache row if it covers the whole log, else a replay."""
+        (last_id,) = connection.execute(
+            "SELECT MAX(id) FROM review_log WHERE item_id = ?", (item_id,)
+        ).fetchone()
+        if last_id is None:
+            return None
+        row = connection.execute(
+            f"SELECT {_CARD_COLUMNS}, log_id FROM cards WHERE item_id = ?", (item_id,)
+        ).fetchone()
+        if row is not None and row[9] == last_id:
+            return _card_from_row(row)
+        rows = connection.execute(
+            f"SELECT {_REVIEW_COLUMNS} FROM review_log WHERE item_id = ? ORDER BY id", (item_id,)
+        ).fetchall()
+        return self.memory.replay(item_id, [_review_from_row(row) for row in rows])
+
+    @staticmethod
+    def _put(connection: sqlite3.Connection, card: CardState, due: int, log_id: int) -> None:
+        connection.execute(
+            f"INSERT OR REPLACE INTO cards ({_CARD_COLUMNS}, log_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                card.item_id,
+                _STATE_CODES[card.state],
+                card.step,
+                card.stability,
+                card.difficulty,
+                due,
+                None if card.last_review is None else to_ms(card.last_review),
+                card.reps,
+                card.lapses,
+                log_id,
+            ),
+        )
+
+    def record_cram(self, item_id: str, rating: Rating, at: datetime, duration_ms: int | None = None) -> None:
+        """Log a practice answer in its own table; the schedule is never changed by it."""
+        rating, at = _check_answer(item_id, rating, at, duration_ms)
+        with self._write() as connection:
+            connection.execute(
+                "INSERT INTO cram_log (item_id, rating, reviewed_at, duration_ms) VALUES (?, ?, ?, ?)",
+                (item_id, int(rating), to_ms(at), duration_ms),
+            )
+
+    def enroll(self, deck: str, at: datetime) -> None:
+        """Put ``deck``'s new items into the schedule; enrolling again keeps the first date."""
+        if not isinstance(deck, str) or not deck:
+            raise ValueError(f"deck must be a non-empty str, got {deck!r}")
+        at_ms = to_ms(require_aware(at, "at"))
+        with self._write() as connection:
+            connection.execute("INSERT OR IGNORE INTO decks (deck, enrolled_at) VALUES (?, ?)", (deck, at_ms))
+
+    def enrolled(self) -> dict[str, datetime]:
+        rows = self._read("SELECT deck, enrolled_at FROM decks ORDER BY enrolled_at, deck")
+        return {deck: from_ms(at) for deck, at in rows}
+
+    def card(self, item_id: str) -> CardState | None:
+        rows = self._read(f"SELECT {_CARD_COLUMNS} FROM cards WHERE item_id = ?", (item_id,))
+        return _card_from_row(rows[0]) if rows else None
+
+    def cards(self) -> dict[str, CardState]:
+        return {
+            row[0]: _card_from_row(row)
+            for row in self._read(f"SELECT {_CARD_COLUMNS} FROM cards ORDER BY item_id")
+        }
+
+    def reviews(self, item_id: str | None = None) -> list[Review]:
+        """Log rows in log order, of one item or of all."""
+        if item_id is None:
+            rows = self._read(f"SELECT {_REVIEW_COLUMNS} FROM review_log ORDER BY id")
+        else:
+            rows = self._read(
+                f"SELECT {_REVIEW_COLUMNS} FROM review_log WHERE item_id = ? ORDER BY id", (item_id,)
+            )
+        return [_review_from_row(row) for row in rows]
+
+    def cram_reviews(self) -> list[CramReview]:
+        rows = self._read("SELECT item_id, rating, reviewed_at, duration_ms FROM cram_log ORDER BY id")
+        return [CramReview(item_id, Rating(rating), from_ms(at), ms) for item_id, rating, at, ms in rows]
+
+    def rebuild_cache(self) -> None:
+        """Drop the card cache and rebuild it by replaying the whole log."""
+        with self._write() as connection:
+            connection.execute("DELETE FROM cards")
+            rows = connection.execute(
+                f"SELECT id, {_REVIEW_COLUMNS} FROM review_log ORDER BY item_id, id"
+            ).fetchall()
+            start = 0
+            while start < len(rows):
+                end = start
+                item_id = rows[start][1]
+                while end < len(rows) and rows[end][1] == item_id:
+                    end += 1
+                card = self.memory.replay(item_id, [_review_from_row(row[1:]) for row in rows[start:end]])
+                self._put(connection, card, to_ms(card.due), rows[end - 1][0])
+                start = end
+
+    # Narrow queries for serving and statistics (package-private).
+
+    def _due_times(self) -> list[tuple[str, int]]:
+        return self._read("SELECT item_id, due FROM cards")
+
+    def _answers_between(self, start: datetime, end: datetime) -> list[tuple[str, int]]:
+        """(item_id, state_before) of the log rows with start <= reviewed_at < end."""
+        return self._read(
+            "SELECT item_id, state_before FROM review_log"
+            " WHERE reviewed_at >= ? AND reviewed_at < ? ORDER BY id",
+            (to_ms(start), to_ms(end)),
+        )
+
+    def _review_counts(self) -> dict[str, int]:
+        return dict(self._read("SELECT item_id, COUNT(*) FROM review_log GROUP BY item_id"))
+
+    def _retention_rows(self) -> list[tuple[str, int, int, int]]:
+        return self._read("SELECT item_id, reviewed_at, rating, state_before FROM review_log ORDER BY id")

@@ -1,0 +1,82 @@
+"""Time helpers: aware-datetime checks, the integer-millisecond storage format and the learner's day.
+
+Times are stored as integer milliseconds since the Unix epoch (UTC). A learner's day starts at
+``rollover_hour`` o'clock local time (4 am by default, as in Anki), so a review at 03:59 still
+belongs to the previous day.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta, timezone, tzinfo
+
+__all__ = ["DayIndexer", "day_start", "day_starts", "from_ms", "require_aware", "to_ms"]
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_ONE_MS = timedelta(milliseconds=1)
+_DAY_MS = 86_400_000
+_BUCKET_MS = 900_000  # UTC offsets change only on quarter hours
+
+
+def require_aware(value: datetime, name: str) -> datetime:
+    """Return ``value`` converted to ``timezone.utc``; a naive datetime is refused."""
+    if not isinstance(value, datetime):
+        raise TypeError(f"{name} must be a datetime, got {type(value).__name__}")
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise ValueError(f"{name} must be timezone-aware (UTC), got a naive datetime")
+    return value.astimezone(timezone.utc)
+
+
+def to_ms(value: datetime) -> int:
+    """Milliseconds since the epoch, rounded down (``value`` must be aware)."""
+    return (value - _EPOCH) // _ONE_MS
+
+
+def from_ms(ms: int) -> datetime:
+    """The UTC datetime ``ms`` milliseconds after the epoch."""
+    return _EPOCH + timedelta(milliseconds=ms)
+
+
+def _check_hour(rollover_hour: int) -> None:
+    if isinstance(rollover_hour, bool) or not isinstance(rollover_hour, int) or not 0 <= rollover_hour <= 23:
+        raise ValueError(f"rollover_hour must be an int from 0 to 23, got {rollover_hour!r}")
+
+
+def _local_start(day: date, tz: tzinfo, rollover_hour: int) -> datetime:
+    return datetime(day.year, day.month, day.day, rollover_hour, tzinfo=tz).astimezone(timezone.utc)
+
+
+def _local_day(at: datetime, tz: tzinfo, rollover_hour: int) -> date:
+    wall = require_aware(at, "at").astimezone(tz).replace(tzinfo=None)
+    return (wall - timedelta(hours=rollover_hour)).date()
+
+
+def day_start(at: datetime, tz: tzinfo, rollover_hour: int = 4) -> datetime:
+    """The UTC-aware start of the learner's day that contains ``at``."""
+    _check_hour(rollover_hour)
+    return _local_start(_local_day(at, tz, rollover_hour), tz, rollover_hour)
+
+
+def day_starts(at: datetime, tz: tzinfo, rollover_hour: int, count: int) -> list[datetime]:
+    """Starts of ``count`` consecutive learner's days, the first one containing ``at`` (DST-aware)."""
+    _check_hour(rollover_hour)
+    today = _local_day(at, tz, rollover_hour)
+    return [_local_start(today + timedelta(days=k), tz, rollover_hour) for k in range(count)]
+
+
+class DayIndexer:
+    """Maps a stored time (ms) to the number of the learner's day it falls in; fast over many rows."""
+
+    def __init__(self, tz: tzinfo, rollover_hour: int = 4) -> None:
+        _check_hour(rollover_hour)
+        self._tz = tz
+        self._shift = rollover_hour * 3_600_000
+        self._offsets: dict[int, int] = {}
+
+    def __call__(self, ms: int) -> int:
+        bucket = ms // _BUCKET_MS
+        offset = self._offsets.get(bucket)
+        if offset is None:
+            local = from_ms(bucket * _BUCKET_MS).astimezone(self._tz)
+            offset = local.utcoffset() // _ONE_MS  # type: ignore[operator]
+            self._offsets[bucket] = offset
+        return (ms + offset - self._shift) // _DAY_MS

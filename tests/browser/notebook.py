@@ -1,0 +1,94 @@
+"""Drive the notebook open in JupyterLab through ``window.jupyterapp`` (needs ``expose_app_in_browser``)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+# The current widget is the notebook at `path`, loaded, and its kernel is connected and idle.
+_KERNEL_IDLE = """(path) => {
+  const app = window.jupyterapp;
+  const panel = app && app.shell && app.shell.currentWidget;
+  if (!panel || !panel.context || panel.context.path !== path || !panel.context.isReady) return false;
+  const session = panel.sessionContext && panel.sessionContext.session;
+  const kernel = session && session.kernel;
+  return !!kernel && kernel.connectionStatus === 'connected' && kernel.status === 'idle';
+}"""
+
+# Text of every error output in the current notebook, from the model (not the DOM).
+_ERRORS = """() => {
+  const panel = window.jupyterapp.shell.currentWidget;
+  const errors = [];
+  for (const cell of panel.content.widgets) {
+    if (cell.model.type !== 'code') continue;
+    for (const output of cell.model.outputs.toJSON()) {
+      if (output.output_type === 'error') {
+        errors.push(output.ename + ': ' + output.evalue + '\\n' + (output.traceback || []).join('\\n'));
+      }
+    }
+  }
+  return errors;
+}"""
+
+# Fired, not awaited: awaiting commands.execute inside page.evaluate can hang.
+_RUN_ALL = """() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); return true; }"""
+
+# Run code in the notebook's kernel, outside any cell; resolves to its stdout (and error, if any).
+_KERNEL_EXEC = """async (code) => {
+  const kernel = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
+  const future = kernel.requestExecute({code: code, silent: false, store_history: false});
+  let out = '';
+  future.onIOPub = (msg) => {
+    if (msg.header.msg_type === 'stream') out += msg.content.text;
+    if (msg.header.msg_type === 'error') out += msg.content.ename + ': ' + msg.content.evalue;
+  };
+  await future.done;
+  return out;
+}"""
+
+# An element matching `selector` (and containing `text`) is in the notebook, or some cell has an error output.
+_OUTPUT_OR_ERROR = """([selector, text, errorsFn]) => {
+  const panel = window.jupyterapp.shell.currentWidget;
+  const nodes = Array.from(panel.node.querySelectorAll(selector));
+  return nodes.some((node) => node.textContent.includes(text)) || eval(errorsFn)().length > 0;
+}"""
+
+
+def wait_kernel_idle(page: Any, path: str, timeout_ms: float = 30_000) -> None:
+    page.wait_for_function(_KERNEL_IDLE, arg=path, timeout=timeout_ms, polling=100)
+
+
+def run_all(page: Any) -> None:
+    page.evaluate(_RUN_ALL)
+
+
+def errors(page: Any) -> list[str]:
+    return [_ANSI.sub("", text) for text in page.evaluate(_ERRORS)]
+
+
+def kernel_exec(page: Any, code: str) -> str:
+    return str(page.evaluate(_KERNEL_EXEC, code))
+
+
+def wait_for_text(page: Any, selector: str, text: str = "", timeout_ms: float = 30_000) -> None:
+    """Wait until an element matching `selector` and containing `text` shows up in the notebook.
+
+    Fails at once, with the traceback, if a cell raised instead.
+    """
+    page.wait_for_function(_OUTPUT_OR_ERROR, arg=[selector, text, _ERRORS], timeout=timeout_ms, polling=100)
+    found = errors(page)
+    if found:
+        raise AssertionError("a notebook cell raised:\n" + "\n\n".join(found))
+
+
+# Every element matching `selector` in the notebook is typeset: no raw `$` delimiters left in its text.
+_MATH_TYPESET = """(selector) => {
+  const nodes = window.jupyterapp.shell.currentWidget.node.querySelectorAll(selector);
+  return nodes.length > 0 && Array.from(nodes).every((node) => !node.textContent.includes('$'));
+}"""
+
+
+def wait_math_typeset(page: Any, selector: str, timeout_ms: float = 10_000) -> None:
+    page.wait_for_function(_MATH_TYPESET, arg=selector, timeout=timeout_ms, polling=100)

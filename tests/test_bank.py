@@ -1,0 +1,612 @@
+"""The question bank loader: every validation rule with its exact message, the records, the shipped bank."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from course import _toml
+from course.bank import Bank, BankError, Option, Question, load_bank
+from course.lessons import LESSONS, QUIZ_LESSONS
+
+RECALL = """
+[[question]]
+id = "00-a"
+kind = "recall"
+prompt = "P"
+answer = "A"
+explanation = "E"
+section = "S"
+"""
+
+CHOICE_OPTIONS = """options = [
+  { text = "yes", correct = true, why = "W1" },
+  { text = "no", correct = false, why = "W2" },
+]"""
+
+KNOWN = "00, 01, 02, 03, 04, 05, 06, 07, 08"
+MATH = "unbalanced math: odd number of '$' (write \\$ for a literal dollar sign)"
+NOT_TABLE = "must be a table like { text = ..., correct = ..., why = ... }"
+QUESTION_KEYS = "id, kind, prompt, answer, explanation, section, options, tolerance, unit"
+
+
+def question(*lines: str, qid: str = "00-a", kind: str = "recall") -> str:
+    """A [[question]] table: the id and kind given, then `lines`, each replacing the default of its key."""
+    fields = {
+        "prompt": 'prompt = "P"',
+        "explanation": 'explanation = "E"',
+        "section": 'section = "S"',
+    }
+    fields.update(
+        {"recall": {"answer": 'answer = "A"'}, "choice": {"options": CHOICE_OPTIONS}, "numeric": {}}[kind]
+    )
+    if kind == "numeric":
+        fields.update({"answer": "answer = 64", "tolerance": "tolerance = 0"})
+    head = [] if qid is None else [f'id = "{qid}"']
+    extra: list[str] = []
+    for line in lines:
+        key = line.split("=", 1)[0].strip()
+        if line.startswith("-"):
+            fields.pop(line[1:], None)
+        elif key in fields:
+            fields[key] = line
+        else:
+            extra.append(line)
+    body = "\n".join([*head, f'kind = "{kind}"', *fields.values(), *extra])
+    return f"\n[[question]]\n{body}\n"
+
+
+def lesson_file(*questions: str, lesson: str = "00") -> str:
+    return f'lesson = "{lesson}"\n' + "".join(questions or (question(),))
+
+
+def problems(tmp_path: Path, files: dict[str, str | bytes]) -> list[str]:
+    for name, text in files.items():
+        path = tmp_path / name
+        if isinstance(text, bytes):
+            path.write_bytes(text)
+        else:
+            path.write_text(text, encoding="utf-8")
+    with pytest.raises(BankError) as caught:
+        load_bank(tmp_path)
+    assert str(caught.value) == "\n".join(caught.value.problems)
+    return caught.value.problems
+
+
+BAD_TOML = 'lesson = "00"\n[[question]]\nid = \n'
+try:
+    _toml.loads(BAD_TOML)
+except _toml.TOMLDecodeError as err:
+    BAD_TOML_MESSAGE = str(err)
+
+F = "00-x.toml"
+Q = f"{F}: question '00-a'"
+
+CASES: list[tuple[str, dict[str, str | bytes], list[str]]] = [
+    # ---- files
+    (
+        "file name",
+        {"welcome.toml": lesson_file()},
+        ["welcome.toml: file name must look like NN-slug.toml (NN = the lesson id, e.g. 00-welcome.toml)"],
+    ),
+    (
+        "file name uppercase",
+        {"00-Welcome.toml": lesson_file()},
+        ["00-Welcome.toml: file name must look like NN-slug.toml (NN = the lesson id, e.g. 00-welcome.toml)"],
+    ),
+    ("invalid TOML", {F: BAD_TOML}, [f"{F}: not valid TOML: {BAD_TOML_MESSAGE}"]),
+    (
+        "not UTF-8",
+        {F: b'lesson = "\xff"\n'},
+        [f"{F}: not UTF-8 text: 'utf-8' codec can't decode byte 0xff in position 10: invalid start byte"],
+    ),
+    (
+        "unknown file key",
+        {F: 'lessons = "00"\n' + lesson_file()},
+        [f"{F}: field 'lessons': unknown key (allowed: lesson, question)"],
+    ),
+    # ---- lesson
+    ("lesson missing", {F: RECALL}, [f"{F}: field 'lesson': missing (e.g. lesson = \"00\")"]),
+    (
+        "lesson not a string",
+        {F: "lesson = 0\n" + RECALL},
+        [f"{F}: field 'lesson': must be a string such as \"00\" (got integer)"],
+    ),
+    (
+        "lesson unknown",
+        {"07-foo.toml": lesson_file(lesson="07x")},
+        [f"07-foo.toml: field 'lesson': unknown lesson '07x' (known: {KNOWN})"],
+    ),
+    (
+        "review has no quiz",
+        {F: lesson_file(lesson="review")},
+        [f"{F}: field 'lesson': unknown lesson 'review' (known: {KNOWN})"],
+    ),
+    (
+        "lesson vs file name",
+        {"01-x.toml": lesson_file()},
+        ["01-x.toml: field 'lesson': '00' does not match the file name, which starts with '01'"],
+    ),
+    (
+        "two files, one lesson",
+        {"00-a.toml": lesson_file(), "00-b.toml": lesson_file(question(qid="00-b"))},
+        ["00-b.toml: field 'lesson': lesson '00' already has a question file: 00-a.toml"],
+    ),
+    # ---- the question array
+    (
+        "no questions",
+        {F: 'lesson = "00"\n'},
+        [f"{F}: field 'question': missing (add at least one [[question]] table)"],
+    ),
+    (
+        "empty question array",
+        {F: 'lesson = "00"\nquestion = []\n'},
+        [f"{F}: field 'question': must hold at least one question"],
+    ),
+    (
+        "question not an array",
+        {F: 'lesson = "00"\nquestion = "q"\n'},
+        [f"{F}: field 'question': must be an array of tables, written [[question]] (got string)"],
+    ),
+    (
+        "question not a table",
+        {F: 'lesson = "00"\nquestion = [1]\n'},
+        [f"{F}: question #1: must be a table (got integer)"],
+    ),
+    # ---- id
+    (
+        "id missing",
+        {F: lesson_file(question(), question(qid=None))},
+        [f"{F}: question #2: field 'id': missing"],
+    ),
+    (
+        "id not a string",
+        {F: lesson_file(question(qid=None), question("id = 7", qid=None))},
+        [
+            f"{F}: question #1: field 'id': missing",
+            f"{F}: question #2: field 'id': must be a string (got integer)",
+        ],
+    ),
+    (
+        "id pattern",
+        {F: lesson_file(question(qid="00_Bad"))},
+        [
+            f"{F}: question #1: field 'id': '00_Bad' must be the lesson id and lowercase words joined by '-' "
+            "(e.g. '00-hard-means')"
+        ],
+    ),
+    (
+        "id trailing hyphen",
+        {F: lesson_file(question(qid="00-a-"))},
+        [
+            f"{F}: question #1: field 'id': '00-a-' must be the lesson id and lowercase words joined by '-' "
+            "(e.g. '00-hard-means')"
+        ],
+    ),
+    (
+        "id lesson prefix",
+        {F: lesson_file(question(qid="01-a"))},
+        [f"{F}: question '01-a': field 'id': must start with '00-', the lesson of this file"],
+    ),
+    (
+        "duplicate id",
+        {F: lesson_file(question(), question('prompt = "Other"'))},
+        [f"{Q}: field 'id': duplicate of question #1 in {F}"],
+    ),
+    (
+        "duplicate id across files",
+        {"00-a.toml": lesson_file(), "00-b.toml": lesson_file()},
+        [
+            "00-b.toml: field 'lesson': lesson '00' already has a question file: 00-a.toml",
+            "00-b.toml: question '00-a': field 'id': duplicate of question #1 in 00-a.toml",
+        ],
+    ),
+    # ---- kind and common fields
+    (
+        "kind missing",
+        {F: lesson_file(question().replace('kind = "recall"\n', ""))},
+        [f"{Q}: field 'kind': missing (one of recall, choice, numeric)"],
+    ),
+    (
+        "kind not a string",
+        {F: lesson_file(question().replace('kind = "recall"', "kind = 1"))},
+        [f"{Q}: field 'kind': must be a string (got integer)"],
+    ),
+    (
+        "kind unknown",
+        {F: lesson_file(question().replace('kind = "recall"', 'kind = "mcq"'))},
+        [f"{Q}: field 'kind': unknown kind 'mcq' (one of recall, choice, numeric)"],
+    ),
+    (
+        "unknown question key",
+        {F: lesson_file(question('promt = "P"'))},
+        [f"{Q}: field 'promt': unknown key (allowed: {QUESTION_KEYS})"],
+    ),
+    ("prompt missing", {F: lesson_file(question("-prompt"))}, [f"{Q}: field 'prompt': missing"]),
+    (
+        "prompt not a string",
+        {F: lesson_file(question("prompt = 3.5"))},
+        [f"{Q}: field 'prompt': must be a string (got float)"],
+    ),
+    (
+        "prompt blank",
+        {F: lesson_file(question("prompt = '''  \n  '''"))},
+        [f"{Q}: field 'prompt': must not be empty"],
+    ),
+    (
+        "prompt math",
+        {F: lesson_file(question("prompt = 'Is $d_k$ or $\\sqrt{d_k} the scale?'"))},
+        [f"{Q}: field 'prompt': {MATH}"],
+    ),
+    (
+        "explanation missing",
+        {F: lesson_file(question("-explanation"))},
+        [f"{Q}: field 'explanation': missing"],
+    ),
+    (
+        "explanation math",
+        {F: lesson_file(question("explanation = '$$x$'"))},
+        [f"{Q}: field 'explanation': {MATH}"],
+    ),
+    ("section missing", {F: lesson_file(question("-section"))}, [f"{Q}: field 'section': missing"]),
+    (
+        "section empty",
+        {F: lesson_file(question('section = ""'))},
+        [f"{Q}: field 'section': must not be empty"],
+    ),
+    (
+        "section type",
+        {F: lesson_file(question("section = [1]"))},
+        [f"{Q}: field 'section': must be a string (got array)"],
+    ),
+    # ---- recall
+    ("recall answer missing", {F: lesson_file(question("-answer"))}, [f"{Q}: field 'answer': missing"]),
+    (
+        "recall answer not text",
+        {F: lesson_file(question("answer = 64"))},
+        [f"{Q}: field 'answer': must be a string (got integer)"],
+    ),
+    (
+        "recall answer math",
+        {F: lesson_file(question("answer = '$x'"))},
+        [f"{Q}: field 'answer': {MATH}"],
+    ),
+    (
+        "recall with options",
+        {F: lesson_file(question(CHOICE_OPTIONS))},
+        [f"{Q}: field 'options': not allowed for kind 'recall'"],
+    ),
+    (
+        "recall with tolerance",
+        {F: lesson_file(question("tolerance = 0"))},
+        [f"{Q}: field 'tolerance': not allowed for kind 'recall'"],
+    ),
+    # ---- choice
+    (
+        "choice with answer",
+        {F: lesson_file(question('answer = "yes"', kind="choice"))},
+        [f"{Q}: field 'answer': not allowed for kind 'choice' (mark the right option with correct = true)"],
+    ),
+    (
+        "choice options missing",
+        {F: lesson_file(question("-options", kind="choice"))},
+        [f"{Q}: field 'options': missing (2 to 6 options, exactly one with correct = true)"],
+    ),
+    (
+        "choice options not an array",
+        {F: lesson_file(question('options = "yes"', kind="choice"))},
+        [f"{Q}: field 'options': must be an array of tables (got string)"],
+    ),
+    (
+        "one option",
+        {F: lesson_file(question('options = [{ text = "y", correct = true, why = "w" }]', kind="choice"))},
+        [f"{Q}: field 'options': must have 2 to 6 options (found 1)"],
+    ),
+    (
+        "seven options",
+        {
+            F: lesson_file(
+                question(
+                    "options = ["
+                    + ", ".join(
+                        f'{{ text = "o{i}", correct = {str(i == 0).lower()}, why = "w" }}' for i in range(7)
+                    )
+                    + "]",
+                    kind="choice",
+                )
+            )
+        },
+        [f"{Q}: field 'options': must have 2 to 6 options (found 7)"],
+    ),
+    (
+        "no correct option",
+        {
+            F: lesson_file(
+                question('options = [{ text = "y", why = "w" }, { text = "n", why = "w" }]', kind="choice")
+            )
+        },
+        [f"{Q}: field 'options': exactly one option must have correct = true (found 0)"],
+    ),
+    (
+        "two correct options",
+        {
+            F: lesson_file(
+                question(CHOICE_OPTIONS.replace("correct = false", "correct = true"), kind="choice")
+            )
+        },
+        [f"{Q}: field 'options': exactly one option must have correct = true (found 2)"],
+    ),
+    (
+        "option not a table",
+        {
+            F: lesson_file(
+                question('options = [{ text = "y", correct = true, why = "w" }, "n"]', kind="choice")
+            )
+        },
+        [f"{Q}: field 'options[2]': {NOT_TABLE} (got string)"],
+    ),
+    (
+        "option text missing",
+        {F: lesson_file(question(CHOICE_OPTIONS.replace('text = "no", ', ""), kind="choice"))},
+        [f"{Q}: field 'options[2].text': missing"],
+    ),
+    (
+        "option why missing",
+        {F: lesson_file(question(CHOICE_OPTIONS.replace(', why = "W2"', ""), kind="choice"))},
+        [f"{Q}: field 'options[2].why': missing"],
+    ),
+    (
+        "option why empty",
+        {F: lesson_file(question(CHOICE_OPTIONS.replace('"W1"', '" "'), kind="choice"))},
+        [f"{Q}: field 'options[1].why': must not be empty"],
+    ),
+    (
+        "option text type",
+        {F: lesson_file(question(CHOICE_OPTIONS.replace('"no"', "2"), kind="choice"))},
+        [f"{Q}: field 'options[2].text': must be a string (got integer)"],
+    ),
+    (
+        "option math",
+        {F: lesson_file(question(CHOICE_OPTIONS.replace('"W2"', '"costs $5"'), kind="choice"))},
+        [f"{Q}: field 'options[2].why': {MATH}"],
+    ),
+    (
+        "option correct type",
+        {
+            F: lesson_file(
+                question(CHOICE_OPTIONS.replace("correct = false", 'correct = "no"'), kind="choice")
+            )
+        },
+        [f"{Q}: field 'options[2].correct': must be true or false (got string)"],
+    ),
+    (
+        "option unknown key",
+        {F: lesson_file(question(CHOICE_OPTIONS.replace('why = "W2"', 'wy = "W2"'), kind="choice"))},
+        [
+            f"{Q}: field 'options[2].wy': unknown key (allowed: text, correct, why)",
+            f"{Q}: field 'options[2].why': missing",
+        ],
+    ),
+    (
+        "duplicate option text",
+        {F: lesson_file(question(CHOICE_OPTIONS.replace('"no"', '" yes "'), kind="choice"))},
+        [f"{Q}: field 'options[2].text': same text as options[1]"],
+    ),
+    # ---- numeric
+    (
+        "numeric answer missing",
+        {F: lesson_file(question("-answer", kind="numeric"))},
+        [f"{Q}: field 'answer': missing"],
+    ),
+    (
+        "numeric answer text",
+        {F: lesson_file(question('answer = "64"', kind="numeric"))},
+        [f"{Q}: field 'answer': must be a number (got string)"],
+    ),
+    (
+        "numeric answer boolean",
+        {F: lesson_file(question("answer = true", kind="numeric"))},
+        [f"{Q}: field 'answer': must be a number (got boolean)"],
+    ),
+    (
+        "numeric answer nan",
+        {F: lesson_file(question("answer = nan", kind="numeric"))},
+        [f"{Q}: field 'answer': must be a finite number (got nan)"],
+    ),
+    (
+        "tolerance missing",
+        {F: lesson_file(question("-tolerance", kind="numeric"))},
+        [f"{Q}: field 'tolerance': missing (required for numeric; 0 means exact)"],
+    ),
+    (
+        "tolerance negative",
+        {F: lesson_file(question("tolerance = -0.5", kind="numeric"))},
+        [f"{Q}: field 'tolerance': must be >= 0 (got -0.5)"],
+    ),
+    (
+        "tolerance text",
+        {F: lesson_file(question('tolerance = "0"', kind="numeric"))},
+        [f"{Q}: field 'tolerance': must be a number (got string)"],
+    ),
+    (
+        "unit type",
+        {F: lesson_file(question("unit = 1", kind="numeric"))},
+        [f"{Q}: field 'unit': must be a string (got integer)"],
+    ),
+    (
+        "numeric with options",
+        {F: lesson_file(question(CHOICE_OPTIONS, kind="numeric"))},
+        [f"{Q}: field 'options': not allowed for kind 'numeric'"],
+    ),
+    # ---- several problems at once, in file order, the id used where it is valid
+    (
+        "all problems collected",
+        {
+            "00-a.toml": lesson_file(question("-prompt", 'section = ""'), question(qid=None, kind="numeric")),
+            "01-b.toml": lesson_file(question(qid="01-b", kind="choice"), lesson="02"),
+        },
+        [
+            "00-a.toml: question '00-a': field 'prompt': missing",
+            "00-a.toml: question '00-a': field 'section': must not be empty",
+            "00-a.toml: question #2: field 'id': missing",
+            "01-b.toml: field 'lesson': '02' does not match the file name, which starts with '01'",
+            "01-b.toml: question '01-b': field 'id': must start with '02-', the lesson of this file",
+        ],
+    ),
+]
+
+
+@pytest.mark.parametrize(("files", "expected"), [case[1:] for case in CASES], ids=[case[0] for case in CASES])
+def test_bad_bank(tmp_path: Path, files: dict[str, str | bytes], expected: list[str]) -> None:
+    assert problems(tmp_path, files) == expected
+
+
+def test_missing_directory(tmp_path: Path) -> None:
+    missing = tmp_path / "nope"
+    with pytest.raises(BankError) as caught:
+        load_bank(missing)
+    assert caught.value.problems == [f"{missing}: question bank directory not found"]
+
+
+def test_empty_directory(tmp_path: Path) -> None:
+    (tmp_path / "notes.md").write_text("not a question file\n")
+    with pytest.raises(BankError) as caught:
+        load_bank(tmp_path)
+    assert caught.value.problems == [
+        f"{tmp_path}: no question files (NN-slug.toml) in the question bank directory"
+    ]
+
+
+GOOD = (
+    'lesson = "00"\n'
+    + question("prompt = '''Costs \\$5 and $x$'''")
+    + question(kind="choice", qid="00-b")
+    + question("answer = 0.5", "tolerance = 0.05", 'unit = "h"', kind="numeric", qid="00-c")
+)
+
+
+def test_good_bank_records(tmp_path: Path) -> None:
+    (tmp_path / "00-good.toml").write_text(GOOD)
+    (tmp_path / "01-next.toml").write_text(lesson_file(question(qid="01-a"), lesson="01"))
+    bank = load_bank(tmp_path)
+    assert isinstance(bank, Bank)
+    assert repr(bank) == "Bank(4 questions in 2 lessons)"
+    assert bank.lessons() == ("00", "01")
+    assert [q.id for q in bank.questions("00")] == ["00-a", "00-b", "00-c"]
+    assert bank.questions("05") == ()
+    with pytest.raises(KeyError):
+        bank.questions("5")
+    assert [q.id for q in bank.all()] == ["00-a", "00-b", "00-c", "01-a"]
+    assert len(bank) == 4 and "01-a" in bank and "01-z" not in bank
+    assert bank.get("01-z") is None
+    assert bank.get("00-a") == Question(
+        id="00-a",
+        lesson="00",
+        kind="recall",
+        prompt="Costs \\$5 and $x$",
+        answer="A",
+        explanation="E",
+        section="S",
+        source="00-good.toml",
+    )
+    assert bank["00-b"].answer == "yes"
+    assert bank["00-b"].options == (Option("yes", True, "W1"), Option("no", False, "W2"))
+    assert bank["00-b"].correct_option == 0
+    numeric = bank["00-c"]
+    assert (numeric.answer, numeric.tolerance, numeric.unit, numeric.options) == (0.5, 0.05, "h", ())
+
+
+def test_items(tmp_path: Path) -> None:
+    scheduler = pytest.importorskip("scheduler")
+    (tmp_path / "00-good.toml").write_text(GOOD)
+    assert load_bank(tmp_path).items() == [
+        scheduler.Item("00-a", "00"),
+        scheduler.Item("00-b", "00"),
+        scheduler.Item("00-c", "00"),
+    ]
+
+
+def _question(kind: str, **changes: object) -> Question:
+    base: dict[str, object] = dict(
+        id="00-q", lesson="00", kind=kind, prompt="P", answer="A", explanation="E", section="S"
+    )
+    base.update(changes)
+    return Question(**base)  # type: ignore[arg-type]
+
+
+def test_is_correct_choice() -> None:
+    q = _question("choice", answer="b", options=(Option("a", False, "w"), Option("b", True, "w")))
+    assert (q.is_correct(0), q.is_correct(1)) == (False, True)
+    with pytest.raises(ValueError) as caught:
+        q.is_correct(2)
+    assert str(caught.value) == "option index 2 is out of range for question '00-q' (0 to 1)"
+    with pytest.raises(TypeError) as wrong_type:
+        q.is_correct("b")  # type: ignore[arg-type]
+    assert str(wrong_type.value) == "a choice answer is a 0-based option index, got str"
+
+
+def test_is_correct_numeric() -> None:
+    q = _question("numeric", answer=0.3, tolerance=0.0)
+    assert q.is_correct(0.1 + 0.2) is True  # float noise is not a wrong answer
+    assert q.is_correct(" 0.3 ") is True
+    assert q.is_correct(0.31) is False
+    assert q.is_correct(float("nan")) is False
+    tolerant = _question("numeric", answer=64, tolerance=0.5)
+    assert [tolerant.is_correct(x) for x in (63.5, 64.5, 64.51, "−63.5", 64)] == [
+        True,
+        True,
+        False,
+        False,
+        True,
+    ]
+    with pytest.raises(ValueError) as caught:
+        tolerant.is_correct("sixty")
+    assert str(caught.value) == "not a number: 'sixty'"
+    with pytest.raises(TypeError) as wrong_type:
+        tolerant.is_correct(True)
+    assert str(wrong_type.value) == "a numeric answer is a number, got bool"
+
+
+def test_is_correct_recall_raises() -> None:
+    with pytest.raises(TypeError) as caught:
+        _question("recall").is_correct("A")
+    assert (
+        str(caught.value)
+        == "question '00-q' is a recall question: the learner grades it, is_correct does not"
+    )
+
+
+def test_bank_error_shape() -> None:
+    err = BankError(["a: one", "b: two"])
+    assert err.problems == ["a: one", "b: two"]
+    assert str(err) == "a: one\nb: two"
+
+
+# ---- the shipped bank
+
+WELCOME_SECTIONS = {
+    "1. How the course is laid out",
+    "2. Running cells",
+    "3. Quizzes, reviews and your schedule",
+    "4. Where your progress lives",
+    "5. Environment check",
+}
+
+
+def test_shipped_bank_loads_clean() -> None:
+    bank = load_bank()
+    assert bank.lessons()[0] == "00"
+    for lesson_id in bank.lessons():
+        questions = bank.questions(lesson_id)
+        assert len(questions) >= 6, lesson_id
+        assert {q.kind for q in questions} == {"recall", "choice", "numeric"}, lesson_id
+        assert all(q.source.startswith(lesson_id + "-") for q in questions)
+    assert {q.section for q in bank.questions("00")} <= WELCOME_SECTIONS
+
+
+def test_lessons_table() -> None:
+    assert list(LESSONS) == ["00", "01", "02", "03", "04", "05", "06", "07", "08", "review"]
+    assert tuple(LESSONS)[:9] == QUIZ_LESSONS
+    assert LESSONS["00"] == ("Welcome", "00-welcome.ipynb")
+    assert all(notebook.startswith(lesson_id) for lesson_id, (_, notebook) in LESSONS.items())

@@ -1,0 +1,756 @@
+"""course.checkers: each checker accepts the reference and names, in one exact sentence, what is wrong."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+from course.attention import (
+    causal_mask,
+    merge_heads,
+    multi_head_attention,
+    naive_softmax,
+    padding_mask,
+    scaled_dot_product_attention,
+    self_attention,
+    softmax,
+    split_heads,
+)
+from course.checkers import (
+    CheckResult,
+    check_attention,
+    check_causal_mask,
+    check_dot,
+    check_masked_attention,
+    check_merge_heads,
+    check_multi_head,
+    check_padding_mask,
+    check_self_attention,
+    check_softmax,
+    check_split_heads,
+    check_weighted_average,
+)
+
+# --- learner solutions, typically wrong -------------------------------------------------------------------
+
+
+def dot_loop(u, v):
+    return sum(a * b for a, b in zip(u, v, strict=True))
+
+
+def dot_no_sum(u, v):
+    return u * v
+
+
+def dot_adds(u, v):
+    return float(np.sum(u + v))
+
+
+def weighted_average_loop(vectors, weights):
+    return sum(w * x for w, x in zip(weights, vectors, strict=True))
+
+
+def weighted_average_plain_mean(vectors, weights):
+    return vectors.mean(axis=0)
+
+
+def weighted_average_column(vectors, weights):
+    return vectors.T @ weights[:, None]
+
+
+def softmax_naive(x):
+    e = np.exp(x)
+    return e / e.sum(-1, keepdims=True)
+
+
+def softmax_axis0(x):
+    return softmax(x, axis=0)
+
+
+def softmax_global_max(x):
+    e = np.exp(x - x.max())
+    return e / e.sum(-1, keepdims=True)
+
+
+def softmax_no_keepdims(x):
+    e = np.exp(x - x.max(-1))
+    return e / e.sum(-1)
+
+
+def softmax_whole_array(x):
+    e = np.exp(x - x.max())
+    return e / e.sum()
+
+
+def forgot_return(x):
+    np.exp(x)
+
+
+def scores(q, k):
+    return q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])
+
+
+def attention_unscaled(q, k, v):
+    return softmax(q @ np.swapaxes(k, -1, -2)) @ v
+
+
+def attention_unscaled_with_weights(q, k, v):
+    w = softmax(q @ np.swapaxes(k, -1, -2))
+    return w @ v, w
+
+
+def attention_k_not_transposed(q, k, v):
+    return softmax(q @ k / np.sqrt(q.shape[-1])) @ v
+
+
+def attention_wrong_axis(q, k, v):
+    return softmax(scores(q, k), axis=-2) @ v
+
+
+def attention_naive_softmax(q, k, v):
+    return naive_softmax(scores(q, k)) @ v
+
+
+def attention_dot_t(q, k, v):
+    return softmax(q @ k.T / np.sqrt(q.shape[-1])) @ v
+
+
+def masked_minus_inf(q, k, v, mask):
+    s = np.where(mask, scores(q, k), -np.inf)
+    w = np.exp(s - s.max(-1, keepdims=True))
+    w = w / w.sum(-1, keepdims=True)
+    return w @ v, w
+
+
+def masked_minus_1e9(q, k, v, mask):
+    w = softmax(np.where(mask, scores(q, k), -1e9))
+    return w @ v, w
+
+
+def masked_after_softmax(q, k, v, mask):
+    w = softmax(scores(q, k)) * mask
+    return w @ v, w
+
+
+def masked_inverted(q, k, v, mask):
+    return scaled_dot_product_attention(q, k, v, ~mask)
+
+
+def masked_ignored(q, k, v, mask):
+    return scaled_dot_product_attention(q, k, v)
+
+
+def output_only(fn):
+    return lambda *args: fn(*args)[0]
+
+
+def self_attention_sqrt_d_model(x, w_q, w_k, w_v):
+    return scaled_dot_product_attention(x @ w_q, x @ w_k, x @ w_v, scale=1 / np.sqrt(x.shape[-1]))
+
+
+def self_attention_swapped(x, w_q, w_k, w_v):
+    return self_attention(x, w_k, w_q, w_v)[0]
+
+
+def self_attention_torch_layout(x, w_q, w_k, w_v):
+    return self_attention(x, w_q.T, w_k.T, w_v.T)
+
+
+def split_no_transpose(x, n_heads):
+    b, t, d = x.shape
+    return x.reshape(b, n_heads, t, d // n_heads)
+
+
+def split_wrong_transpose(x, n_heads):
+    b, t, d = x.shape
+    return x.reshape(b, t, n_heads, d // n_heads).transpose(0, 2, 3, 1)
+
+
+def merge_no_transpose(x):
+    b, h, t, d = x.shape
+    return x.reshape(b, t, h * d)
+
+
+def merge_concatenate_wrong_axis(x):
+    return np.concatenate(list(np.moveaxis(x, 1, 0)), axis=1)
+
+
+def heads(x_q, x_kv, w_q, w_k, w_v, n_heads, scale=None):
+    q, k, v = (split_heads(a, n_heads) for a in (x_q @ w_q, x_kv @ w_k, x_kv @ w_v))
+    return scaled_dot_product_attention(q, k, v, scale=scale)
+
+
+def multi_head_no_w_o(x_q, x_kv, w_q, w_k, w_v, w_o, n_heads):
+    return merge_heads(heads(x_q, x_kv, w_q, w_k, w_v, n_heads)[0])
+
+
+def multi_head_sqrt_d_model(x_q, x_kv, w_q, w_k, w_v, w_o, n_heads):
+    out, weights = heads(x_q, x_kv, w_q, w_k, w_v, n_heads, scale=1 / np.sqrt(x_q.shape[-1]))
+    return merge_heads(out) @ w_o, weights
+
+
+def multi_head_averaged(*args):
+    out, weights = multi_head_attention(*args)
+    return out, weights.mean(axis=1)
+
+
+def multi_head_no_swap(x_q, x_kv, w_q, w_k, w_v, w_o, n_heads):
+    b, d = x_q.shape[0], x_q.shape[-1]
+    q, k, v = (a.reshape(b, n_heads, -1, d // n_heads) for a in (x_q @ w_q, x_kv @ w_k, x_kv @ w_v))
+    return scaled_dot_product_attention(q, k, v)[0].reshape(b, -1, d) @ w_o
+
+
+def causal_inverted(t):
+    return np.triu(np.ones((t, t), dtype=bool), k=1)
+
+
+def causal_float(t):
+    return np.tril(np.ones((t, t)))
+
+
+def causal_no_diagonal(t):
+    return np.tri(t, k=-1, dtype=bool)
+
+
+def causal_upper(t):
+    return np.triu(np.ones((t, t), dtype=bool))
+
+
+def padding_inverted(lengths, t):
+    return ~padding_mask(lengths, t)
+
+
+def padding_off_by_one(lengths, t):
+    return np.arange(t)[None, :] <= np.asarray(lengths)[:, None]
+
+
+WRONG = [
+    pytest.param(
+        check_dot,
+        dot_no_sum,
+        (
+            "✗ dot, case 1 of 4 (u = [1, 2, 3], v = [4, 5, 6]): the output has shape (3,), expected a single "
+            "number, shape (); it is the element-wise product; add its entries up to get one number."
+        ),
+        id="dot_no_sum",
+    ),
+    pytest.param(
+        check_dot,
+        dot_adds,
+        "✗ dot, case 1 of 4 (u = [1, 2, 3], v = [4, 5, 6]): the output is 21, expected 32.",
+        id="dot_adds",
+    ),
+    pytest.param(
+        check_weighted_average,
+        weighted_average_plain_mean,
+        (
+            "✗ weighted_average, case 1 of 4 (3 vectors of size 2): output[0] is 0.666667, expected 0.75; "
+            "it is the plain mean; multiply each vector by its weight first."
+        ),
+        id="weighted_average_plain_mean",
+    ),
+    pytest.param(
+        check_weighted_average,
+        weighted_average_column,
+        "✗ weighted_average, case 1 of 4 (3 vectors of size 2): the output has shape (2, 1), expected (2,).",
+        id="weighted_average_column",
+    ),
+    pytest.param(
+        check_softmax,
+        softmax_naive,
+        (
+            "✗ softmax, case 6 of 8 (large scores, 1000 to 1002): output[0, 0] is nan, expected "
+            "0.0900306 (did exp overflow or underflow? subtract each row's own maximum before exp)."
+        ),
+        id="softmax_naive",
+    ),
+    pytest.param(
+        check_softmax,
+        softmax_axis0,
+        (
+            "✗ softmax, case 2 of 8 (2 rows of 4 scores): output[0, 0] is 0.382252, expected "
+            "0.100782; it is the softmax along axis 0; each row (the last axis) should sum to 1."
+        ),
+        id="softmax_axis0",
+    ),
+    pytest.param(
+        check_softmax,
+        softmax_global_max,
+        (
+            "✗ softmax, case 8 of 8 (rows on very different scales): output[1, 0] is nan, expected "
+            "0.0900306 (did exp overflow or underflow? subtract each row's own maximum before exp)."
+        ),
+        id="softmax_global_max",
+    ),
+    pytest.param(
+        check_softmax,
+        softmax_no_keepdims,
+        (
+            "✗ softmax, case 2 of 8 (2 rows of 4 scores): your function raised ValueError: operands "
+            "could not be broadcast together with shapes (2,4) (2,)."
+        ),
+        id="softmax_no_keepdims",
+    ),
+    pytest.param(
+        check_softmax,
+        softmax_whole_array,
+        (
+            "✗ softmax, case 2 of 8 (2 rows of 4 scores): output[0, 0] is 0.0300564, expected "
+            "0.100782; it is normalised over the whole array; normalise each row (the last axis)."
+        ),
+        id="softmax_whole_array",
+    ),
+    pytest.param(
+        check_softmax,
+        forgot_return,
+        (
+            "✗ softmax, case 1 of 8 (a vector of 3 scores): your function returned None instead of "
+            "the output (is a return statement missing?)."
+        ),
+        id="forgot_return",
+    ),
+    pytest.param(
+        check_attention,
+        attention_unscaled,
+        (
+            "✗ attention, case 1 of 6 (3 positions, d_k = 4): output[0, 0] is 0.513412, expected "
+            "0.415129; it matches attention without the 1/√d_k scaling."
+        ),
+        id="attention_unscaled",
+    ),
+    pytest.param(
+        check_attention,
+        attention_unscaled_with_weights,
+        (
+            "✗ attention, case 1 of 6 (3 positions, d_k = 4): weights[0, 0] is 0.411429, expected "
+            "0.392757; it matches attention without the 1/√d_k scaling."
+        ),
+        id="attention_unscaled_with_weights",
+    ),
+    pytest.param(
+        check_attention,
+        attention_k_not_transposed,
+        (
+            "✗ attention, case 1 of 6 (3 positions, d_k = 4): your function raised ValueError: "
+            "matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature "
+            "(n?,k),(k,m?)->(n?,m?) (size 3 is different from 4)."
+        ),
+        id="attention_k_not_transposed",
+    ),
+    pytest.param(
+        check_attention,
+        attention_wrong_axis,
+        (
+            "✗ attention, case 1 of 6 (3 positions, d_k = 4): output[0, 0] is 0.379143, expected "
+            "0.415129; it matches a softmax over the queries (axis -2); take it over the keys (last "
+            "axis)."
+        ),
+        id="attention_wrong_axis",
+    ),
+    pytest.param(
+        check_attention,
+        attention_naive_softmax,
+        (
+            "✗ attention, case 6 of 6 (large scores): output[1, 0] is nan, expected -0.310866 (did "
+            "exp overflow or underflow? subtract each row's own maximum before exp)."
+        ),
+        id="attention_naive_softmax",
+    ),
+    pytest.param(
+        check_attention,
+        attention_dot_t,
+        (
+            "✗ attention, case 5 of 6 (batch axes (2, 3)): your function raised ValueError: matmul: "
+            "Input operand 1 has a mismatch in its core dimension 0, with gufunc signature "
+            "(n?,k),(k,m?)->(n?,m?) (size 3 is different from 8)."
+        ),
+        id="attention_dot_t",
+    ),
+    pytest.param(
+        check_masked_attention,
+        masked_minus_inf,
+        (
+            "✗ masked attention, case 8 of 8 (a fully masked row (query 1)): query 1 may attend to no"
+            " key, so its weights and output should be all zero, got output[1, 0] = nan."
+        ),
+        id="masked_minus_inf",
+    ),
+    pytest.param(
+        check_masked_attention,
+        output_only(masked_minus_inf),
+        (
+            "✗ masked attention, case 8 of 8 (a fully masked row (query 1)): query 1 may attend to no"
+            " key, so its weights and output should be all zero, got output[1, 0] = nan."
+        ),
+        id="masked_minus_inf-output-only",
+    ),
+    pytest.param(
+        check_masked_attention,
+        masked_minus_1e9,
+        (
+            "✗ masked attention, case 8 of 8 (a fully masked row (query 1)): query 1 may attend to no"
+            " key, so its weights and output should be all zero, got weights[1, 0] = 0.333333."
+        ),
+        id="masked_minus_1e9",
+    ),
+    pytest.param(
+        check_masked_attention,
+        output_only(masked_minus_1e9),
+        (
+            "✗ masked attention, case 8 of 8 (a fully masked row (query 1)): query 1 may attend to no"
+            " key, so its weights and output should be all zero, but its output changes when the "
+            "value of key 0 changes."
+        ),
+        id="masked_minus_1e9-output-only",
+    ),
+    pytest.param(
+        check_masked_attention,
+        masked_after_softmax,
+        (
+            "✗ masked attention, case 1 of 8 (causal mask, T = 4): the weights of query 0 sum to "
+            "0.388556, expected 1; it matches masking after the softmax; set masked scores to -inf "
+            "before the softmax."
+        ),
+        id="masked_after_softmax",
+    ),
+    pytest.param(
+        check_masked_attention,
+        output_only(masked_after_softmax),
+        (
+            "✗ masked attention, case 1 of 8 (causal mask, T = 4): output[0, 0] is 0.497343, expected"
+            " 1.27998; it matches masking after the softmax; set masked scores to -inf before the "
+            "softmax."
+        ),
+        id="masked_after_softmax-output-only",
+    ),
+    pytest.param(
+        check_masked_attention,
+        masked_inverted,
+        (
+            "✗ masked attention, case 1 of 8 (causal mask, T = 4): query 0 attends to masked key 1 "
+            "(weights[0, 1] = 0.461504, expected 0); it matches the mask inverted; here True means "
+            "the query may attend to the key."
+        ),
+        id="masked_inverted",
+    ),
+    pytest.param(
+        check_masked_attention,
+        output_only(masked_inverted),
+        (
+            "✗ masked attention, case 1 of 8 (causal mask, T = 4): query 0 attends to masked key 1 "
+            "(its output changes with that key's value); it matches the mask inverted; here True "
+            "means the query may attend to the key."
+        ),
+        id="masked_inverted-output-only",
+    ),
+    pytest.param(
+        check_masked_attention,
+        masked_ignored,
+        (
+            "✗ masked attention, case 1 of 8 (causal mask, T = 4): query 0 attends to masked key 1 "
+            "(weights[0, 1] = 0.282184, expected 0)."
+        ),
+        id="masked_ignored",
+    ),
+    pytest.param(
+        check_masked_attention,
+        output_only(masked_ignored),
+        (
+            "✗ masked attention, case 1 of 8 (causal mask, T = 4): query 0 attends to masked key 1 "
+            "(its output changes with that key's value)."
+        ),
+        id="masked_ignored-output-only",
+    ),
+    pytest.param(
+        check_self_attention,
+        self_attention_sqrt_d_model,
+        (
+            "✗ self-attention, case 1 of 5 (T = 4, d_model = 6, d_k = d_v = 3): weights[0, 0] is "
+            "0.130123, expected 0.090673; it matches scaling by 1/√d_model; scale by 1/√d_k."
+        ),
+        id="self_attention_sqrt_d_model",
+    ),
+    pytest.param(
+        check_self_attention,
+        self_attention_swapped,
+        (
+            "✗ self-attention, case 1 of 5 (T = 4, d_model = 6, d_k = d_v = 3): output[0, 0] is "
+            "-0.189737, expected 0.538326; it matches W_Q and W_K swapped."
+        ),
+        id="self_attention_swapped",
+    ),
+    pytest.param(
+        check_self_attention,
+        self_attention_torch_layout,
+        (
+            "✗ self-attention, case 1 of 5 (T = 4, d_model = 6, d_k = d_v = 3): your function raised "
+            "ValueError: matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc "
+            "signature (n?,k),(k,m?)->(n?,m?) (size 3 is different from 6)."
+        ),
+        id="self_attention_torch_layout",
+    ),
+    pytest.param(
+        check_split_heads,
+        split_no_transpose,
+        (
+            "✗ split_heads, case 1 of 5 (B = 1, T = 2, d_model = 4, 2 heads): output[0, 0, 1, 0] is "
+            "2, expected 4; it is x.reshape(B, h, T, d_head); reshape to (B, T, h, d_head), then swap"
+            " axes 1 and 2."
+        ),
+        id="split_no_transpose",
+    ),
+    pytest.param(
+        check_split_heads,
+        split_wrong_transpose,
+        (
+            "✗ split_heads, case 1 of 5 (B = 1, T = 2, d_model = 4, 2 heads): output[0, 0, 0, 1] is "
+            "4, expected 1."
+        ),
+        id="split_wrong_transpose",
+    ),
+    pytest.param(
+        check_merge_heads,
+        merge_no_transpose,
+        (
+            "✗ merge_heads, case 1 of 5 (B = 1, 2 heads, T = 2, d_head = 2): output[0, 0, 2] is 2, "
+            "expected 4; it is x.reshape(B, T, h*d_head); swap axes 1 and 2 first."
+        ),
+        id="merge_no_transpose",
+    ),
+    pytest.param(
+        check_merge_heads,
+        merge_concatenate_wrong_axis,
+        (
+            "✗ merge_heads, case 1 of 5 (B = 1, 2 heads, T = 2, d_head = 2): the output has shape (1,"
+            " 4, 2), expected (1, 2, 4)."
+        ),
+        id="merge_concatenate_wrong_axis",
+    ),
+    pytest.param(
+        check_multi_head,
+        multi_head_no_w_o,
+        (
+            "✗ multi-head attention, case 1 of 6 (self-attention, T = 3, d_model = 4, 2 heads): "
+            "output[0, 0, 0] is -0.761557, expected -0.706511; it matches leaving out the output "
+            "projection W_O."
+        ),
+        id="multi_head_no_w_o",
+    ),
+    pytest.param(
+        check_multi_head,
+        multi_head_sqrt_d_model,
+        (
+            "✗ multi-head attention, case 1 of 6 (self-attention, T = 3, d_model = 4, 2 heads): "
+            "weights[0, 0, 0, 0] is 0.16812, expected 0.118755; it matches scaling by 1/√d_model; "
+            "scale each head by 1/√d_head."
+        ),
+        id="multi_head_sqrt_d_model",
+    ),
+    pytest.param(
+        check_multi_head,
+        multi_head_averaged,
+        (
+            "✗ multi-head attention, case 1 of 6 (self-attention, T = 3, d_model = 4, 2 heads): the "
+            "weights have shape (1, 3, 3), expected (1, 2, 3, 3) (one matrix per head; do not average"
+            " over the heads)."
+        ),
+        id="multi_head_averaged",
+    ),
+    pytest.param(
+        check_multi_head,
+        multi_head_no_swap,
+        (
+            "✗ multi-head attention, case 1 of 6 (self-attention, T = 3, d_model = 4, 2 heads): "
+            "output[0, 0, 0] is -0.838312, expected -0.706511; it matches reshaping to (B, h, T, "
+            "d_head) without swapping the T and head axes."
+        ),
+        id="multi_head_no_swap",
+    ),
+    pytest.param(
+        check_causal_mask,
+        causal_inverted,
+        (
+            "✗ causal mask, case 1 of 3 (T = 4): query 0 is blocked from key 0, which it may see "
+            "(mask[0, 0] should be True); the mask is inverted (True = blocked is "
+            "nn.MultiheadAttention's convention); here True means may attend."
+        ),
+        id="causal_inverted",
+    ),
+    pytest.param(
+        check_causal_mask,
+        causal_float,
+        (
+            "✗ causal mask, case 1 of 3 (T = 4): the mask has dtype float64, expected bool (True = "
+            "may attend)."
+        ),
+        id="causal_float",
+    ),
+    pytest.param(
+        check_causal_mask,
+        causal_no_diagonal,
+        (
+            "✗ causal mask, case 1 of 3 (T = 4): query 0 is blocked from key 0, which it may see "
+            "(mask[0, 0] should be True); it leaves out the diagonal; each position may attend to "
+            "itself."
+        ),
+        id="causal_no_diagonal",
+    ),
+    pytest.param(
+        check_causal_mask,
+        causal_upper,
+        (
+            "✗ causal mask, case 1 of 3 (T = 4): query 0 may attend to key 1, a future position "
+            "(mask[0, 1] should be False)."
+        ),
+        id="causal_upper",
+    ),
+    pytest.param(
+        check_padding_mask,
+        padding_inverted,
+        (
+            "✗ padding mask, case 1 of 3 (lengths 2 and 4, t = 4): position 0 of sequence 0 is a real"
+            " token (mask[0, 0] should be True); the mask is inverted; here True marks a real token."
+        ),
+        id="padding_inverted",
+    ),
+    pytest.param(
+        check_padding_mask,
+        padding_off_by_one,
+        (
+            "✗ padding mask, case 1 of 3 (lengths 2 and 4, t = 4): position 2 of sequence 0 is "
+            "padding (mask[0, 2] should be False)."
+        ),
+        id="padding_off_by_one",
+    ),
+]
+
+
+RIGHT = [
+    (check_dot, dot_loop, "✓ dot: all 4 cases pass."),
+    (check_weighted_average, weighted_average_loop, "✓ weighted_average: all 4 cases pass."),
+    (check_softmax, softmax, "✓ softmax: all 8 cases pass."),
+    (check_attention, scaled_dot_product_attention, "✓ attention: all 6 cases pass."),
+    (check_attention, output_only(scaled_dot_product_attention), "✓ attention: all 6 cases pass."),
+    (check_masked_attention, scaled_dot_product_attention, "✓ masked attention: all 8 cases pass."),
+    (
+        check_masked_attention,
+        output_only(scaled_dot_product_attention),
+        "✓ masked attention: all 8 cases pass.",
+    ),
+    (check_self_attention, self_attention, "✓ self-attention: all 5 cases pass."),
+    (check_self_attention, output_only(self_attention), "✓ self-attention: all 5 cases pass."),
+    (check_split_heads, split_heads, "✓ split_heads: all 5 cases pass."),
+    (check_merge_heads, merge_heads, "✓ merge_heads: all 5 cases pass."),
+    (check_multi_head, multi_head_attention, "✓ multi-head attention: all 6 cases pass."),
+    (check_multi_head, output_only(multi_head_attention), "✓ multi-head attention: all 6 cases pass."),
+    (check_causal_mask, causal_mask, "✓ causal mask: all 3 cases pass."),
+    (check_padding_mask, padding_mask, "✓ padding mask: all 3 cases pass."),
+]
+
+
+@pytest.mark.parametrize(("checker", "solution", "message"), RIGHT)
+def test_each_checker_accepts_the_reference(checker, solution, message, capsys):
+    result = checker(solution)
+    assert result == CheckResult(True, message)
+    assert capsys.readouterr().out == message + "\n"
+
+
+@pytest.mark.parametrize(("checker", "solution", "message"), WRONG)
+def test_each_checker_names_the_mistake(checker, solution, message, capsys):
+    result = checker(solution)
+    assert result == CheckResult(False, message)
+    assert not result
+    assert capsys.readouterr().out == message + "\n"  # one line, no traceback, no numpy warning
+
+
+def test_every_checker_rejects_at_least_two_typical_mistakes():
+    counts: dict[str, int] = {}
+    for param in WRONG:
+        counts[param.values[0].__name__] = counts.get(param.values[0].__name__, 0) + 1
+    assert {name: n for name, n in counts.items() if n < 2} == {}
+    assert len(counts) == len({checker for checker, _, _ in RIGHT})
+
+
+def test_learner_warnings_are_silenced(recwarn, capsys):
+    check_softmax(softmax_naive)
+    check_attention(attention_naive_softmax)
+    assert [str(w.message) for w in recwarn] == []
+
+
+def test_the_checker_gives_the_learner_copies(capsys):
+    def mutating_softmax(x):
+        out = softmax(x)
+        x[...] = 0.0  # a learner's in-place edit must not change later cases or the reference
+        return out
+
+    assert check_softmax(mutating_softmax).ok
+
+
+def test_results_of_the_wrong_kind(capsys):
+    assert check_softmax(lambda x: (softmax(x), softmax(x))).message == (
+        "✗ softmax, case 1 of 8 (a vector of 3 scores): your function returned a tuple of 2 items; "
+        "expected one array."
+    )
+    assert check_attention(lambda q, k, v: (1, 2, 3)).message == (
+        "✗ attention, case 1 of 6 (3 positions, d_k = 4): your function returned a tuple of 3 items; "
+        "expected the output, or (output, weights)."
+    )
+    assert check_softmax(lambda x: "softmax").message == (
+        "✗ softmax, case 1 of 8 (a vector of 3 scores): expected the output as an array of numbers, got str."
+    )
+    assert check_softmax(lambda x: softmax(x).tolist()).ok  # a pure-Python list is fine
+
+
+def test_an_exception_is_reported_with_its_type_and_first_line_only(capsys):
+    def broken(x):
+        raise RuntimeError("first line\nsecond line")
+
+    assert check_softmax(broken).message == (
+        "✗ softmax, case 1 of 8 (a vector of 3 scores): your function raised RuntimeError: first line."
+    )
+    assert check_softmax(lambda x: 1 / 0).message.endswith(
+        "your function raised ZeroDivisionError: division by zero."
+    )
+    assert check_softmax(lambda x: [][0]).message.endswith(
+        "your function raised IndexError: list index out of range."
+    )
+
+
+def test_masked_attention_leak_in_a_batch_names_the_batch_item(capsys):
+    def sees_padding(q, k, v, mask):
+        out, weights = scaled_dot_product_attention(q, k, v, mask)
+        if q.ndim == 3 and mask.shape == (2, 1, 5):
+            weights = weights.copy()
+            weights[0, 1, 4] = 0.1  # query 1 of the first sequence (length 3) sees padding key 4
+        return out, weights
+
+    assert check_masked_attention(sees_padding).message == (
+        "✗ masked attention, case 4 of 8 (padding mask, batch of 2, lengths 3 and 5): "
+        "query 1 of batch item [0] attends to masked key 4 (weights[0, 1, 4] = 0.1, expected 0)."
+    )
+
+
+def test_learner_functions_written_in_torch_are_accepted(capsys):
+    def torch_sdpa(q, k, v, mask=None):
+        q, k, v = (torch.from_numpy(a) for a in (q, k, v))
+        mask = None if mask is None else torch.from_numpy(np.ascontiguousarray(mask))
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+
+    assert check_attention(torch_sdpa).ok
+    # torch's SDPA (2.5 and later) also gives a fully masked row zeros, so it passes every masked case
+    assert check_masked_attention(torch_sdpa).ok
+    # ... while nn.MultiheadAttention's convention (True = blocked) is caught
+    inverted = check_masked_attention(lambda q, k, v, mask: torch_sdpa(q, k, v, ~mask))
+    assert inverted.message.endswith(
+        "it matches the mask inverted; here True means the query may attend to the key."
+    )
+
+
+def test_check_result_is_quiet_in_a_notebook(capsys):
+    from IPython.core.formatters import DisplayFormatter
+
+    result = check_causal_mask(causal_mask)
+    assert bool(result) is True
+    assert DisplayFormatter().format(result) == ({}, {})  # the printed sentence is the only output

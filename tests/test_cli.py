@@ -1,0 +1,440 @@
+"""``python -m course`` end to end: real subprocesses, a temporary progress file, answers fed on stdin."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from course.bank import load_bank
+from scheduler import Memory, Rating, Store
+
+ROOT = Path(__file__).resolve().parent.parent
+T = datetime(2025, 3, 3, 10, 0, tzinfo=timezone.utc)  # a Monday
+NOW = "2025-03-03T10:00:00+00:00"
+
+LESSON_00 = """lesson = "00"
+
+[[question]]
+id = "00-r"
+kind = "recall"
+prompt = '''What is
+2 + 2?'''
+answer = "4"
+explanation = "Add them."
+section = "1. Sums"
+
+[[question]]
+id = "00-c"
+kind = "choice"
+prompt = "Pick b."
+explanation = "It says b."
+section = "2. Letters"
+options = [{ text = "a", why = "Not b." }, { text = "b", correct = true, why = "Asked for." }]
+
+[[question]]
+id = "00-n"
+kind = "numeric"
+prompt = "How many heads?"
+answer = 12
+tolerance = 0
+unit = "heads"
+explanation = "768 / 64."
+section = "3. Heads"
+"""
+
+LESSON_01 = """lesson = "01"
+
+[[question]]
+id = "01-r"
+kind = "recall"
+prompt = "One?"
+answer = "1"
+explanation = "One."
+section = "1. One"
+"""
+
+
+@pytest.fixture
+def bank(tmp_path: Path) -> Path:
+    directory = tmp_path / "bank"
+    directory.mkdir()
+    (directory / "00-sums.toml").write_text(LESSON_00)
+    (directory / "01-one.toml").write_text(LESSON_01)
+    return directory
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    return tmp_path / "progress.sqlite3"
+
+
+def run(
+    *args: str | Path, stdin: str = "", env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    environment = {**os.environ, "TZ": "UTC", **(env or {})}
+    return subprocess.run(
+        [sys.executable, "-m", "course", *map(str, args)],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=environment,
+        timeout=60,
+    )
+
+
+def store_with(db: Path, *decks: str, fuzz: bool = True) -> Store:
+    store = Store.open(db, memory=Memory(enable_fuzzing=fuzz))
+    for deck in decks:
+        store.enroll(deck, T - timedelta(hours=1))
+    return store
+
+
+def log(store: Store) -> list[tuple[str, Rating, datetime]]:
+    return [(r.item_id, r.rating, r.reviewed_at) for r in store.reviews()]
+
+
+# ---------------------------------------------------------------------------------------------------- check
+
+
+def test_check_shipped_bank() -> None:
+    shipped = load_bank()
+    lessons = len(shipped.lessons())
+    result = run("check")
+    assert (result.returncode, result.stderr) == (0, "")
+    assert result.stdout == (
+        f"question bank OK: {len(shipped)} questions in {lessons} lesson{'s' if lessons != 1 else ''}\n"
+    )
+
+
+def test_check_other_bank(bank: Path) -> None:
+    result = run("check", "--bank", bank)
+    assert (result.returncode, result.stdout, result.stderr) == (
+        0,
+        "question bank OK: 4 questions in 2 lessons\n",
+        "",
+    )
+
+
+def test_check_lists_every_problem(bank: Path) -> None:
+    (bank / "00-sums.toml").write_text(LESSON_00.replace('kind = "choice"', 'kind = "mcq"'))
+    (bank / "01-one.toml").write_text(LESSON_01.replace('section = "1. One"\n', ""))
+    result = run("check", "--bank", bank)
+    assert (result.returncode, result.stderr) == (1, "")
+    assert result.stdout == (
+        "00-sums.toml: question '00-c': field 'kind': unknown kind 'mcq' (one of recall, choice, numeric)\n"
+        "01-one.toml: question '01-r': field 'section': missing\n"
+        "question bank has 2 problems\n"
+    )
+    review = run("review", "--bank", bank, "--db", bank / "none.sqlite3")
+    assert (review.returncode, review.stdout) == (1, "")
+    assert review.stderr == (
+        "the question bank is invalid (python -m course check lists the problems):\n"
+        "00-sums.toml: question '00-c': field 'kind': unknown kind 'mcq' (one of recall, choice, numeric)\n"
+        "01-one.toml: question '01-r': field 'section': missing\n"
+    )
+
+
+# --------------------------------------------------------------------------------------------------- review
+
+REVIEW_TRANSCRIPT = """\
+Review of lesson 00: 0 due, 3 new. Type q at any prompt to stop; each answer is saved as you go.
+
+[1/3] lesson 00 Welcome, recall (00-r), new
+What is 2 + 2?
+Press Enter to show the answer (q to quit): <Enter>
+Answer: 4
+Add them.
+See lesson 00 Welcome, section "1. Sums".
+How well did you remember it? (Hard = remembered, with effort)
+  1 Again 1m   2 Hard 6m   3 Good 10m   4 Easy 8d
+Your rating [1-4, q to quit]: 3
+Saved: Good. Next review in 10m.
+
+[2/3] lesson 00 Welcome, choice (00-c), new
+Pick b.
+  1) a
+  2) b
+Your answer [1-2, ? if you don't know, q to quit]: 1
+Not quite: the answer is 2) b
+  1) Not b.
+  2) (right answer) Asked for.
+It says b.
+See lesson 00 Welcome, section "2. Letters".
+Saved: Again. It comes back before this session ends.
+
+[3/4] lesson 00 Welcome, numeric (00-n), new
+How many heads?
+Your answer (a number; ? if you don't know; q to quit): twelve
+Please type a number, ? or q.
+Your answer (a number; ? if you don't know; q to quit): 12 heads
+Right: the answer is 12 heads.
+768 / 64.
+See lesson 00 Welcome, section "3. Heads".
+Counted as Good (10m). Press Enter to keep it, or type 2 for Hard (6m; Hard = remembered, with effort) \
+or 4 for Easy (8d): 2
+Saved: Hard. Next review in 6m.
+
+[4/4] lesson 00 Welcome, choice (00-c), learning
+Pick b.
+  1) a
+  2) b
+Your answer [1-2, ? if you don't know, q to quit]: 2
+Right.
+  1) Not b.
+  2) (right answer) Asked for.
+It says b.
+See lesson 00 Welcome, section "2. Letters".
+Counted as Good (10m). Press Enter to keep it, or type 2 for Hard (6m; Hard = remembered, with effort) \
+or 4 for Easy (1d): <Enter>
+Saved: Good. Next review in 10m.
+
+Session over: 4 answers saved. Next question due in 6m.
+""".replace("<Enter>", "")  # what the learner typed is echoed when stdin is not a terminal
+
+
+def test_review_records_ratings_at_the_right_time(bank: Path, db: Path) -> None:
+    store_with(db, "00").close()
+    result = run(
+        "review", "--db", db, "--bank", bank, "--now", NOW, stdin="\n3\n1\ntwelve\n12 heads\n2\n2\n\n"
+    )
+    assert (result.returncode, result.stderr) == (0, "")
+    assert result.stdout == REVIEW_TRANSCRIPT
+    with Store.open(db, create=False) as store:
+        assert log(store) == [
+            ("00-r", Rating.GOOD, T),
+            ("00-c", Rating.AGAIN, T),
+            ("00-n", Rating.HARD, T),
+            ("00-c", Rating.GOOD, T),
+        ]
+        assert all(r.duration_ms is not None and r.duration_ms >= 0 for r in store.reviews())
+        assert store.cram_reviews() == []
+
+
+def test_review_easy_override_and_dont_know(bank: Path, db: Path) -> None:
+    store_with(db, "00").close()
+    result = run("review", "--db", db, "--bank", bank, "--now", NOW, stdin="\n4\n2\n4\n?\nq\n")
+    assert (result.returncode, result.stderr) == (0, "")
+    assert result.stdout.endswith(
+        "Saved: Again. It comes back before this session ends.\n\n"
+        "[4/4] lesson 00 Welcome, numeric (00-n), learning\n"
+        "How many heads?\n"
+        "Your answer (a number; ? if you don't know; q to quit): q\n"
+        "Stopped (you typed q): 3 answers saved.\n"
+    )
+    with Store.open(db, create=False) as store:
+        assert log(store) == [("00-r", Rating.EASY, T), ("00-c", Rating.EASY, T), ("00-n", Rating.AGAIN, T)]
+
+
+def test_review_quit_and_end_of_input_keep_answers(bank: Path, db: Path) -> None:
+    store_with(db, "00").close()
+    quit_early = run("review", "--db", db, "--bank", bank, "--now", NOW, stdin="\n3\nq\n")
+    assert quit_early.returncode == 0
+    assert quit_early.stdout.endswith("q\nStopped (you typed q): 1 answer saved.\n")
+    later = (T + timedelta(minutes=1)).isoformat()
+    ended = run("review", "--db", db, "--bank", bank, "--now", later, stdin="1\n")
+    assert (ended.returncode, ended.stderr) == (0, "")
+    assert ended.stdout.startswith("Review of lesson 00: 0 due, 2 new.")
+    assert ended.stdout.endswith(
+        "Your answer [1-2, ? if you don't know, q to quit]: 1\n"
+        "Not quite: the answer is 2) b\n"
+        "  1) Not b.\n"
+        "  2) (right answer) Asked for.\n"
+        "It says b.\n"
+        'See lesson 00 Welcome, section "2. Letters".\n'
+        "Saved: Again. It comes back before this session ends.\n"
+        "\n"
+        "[2/3] lesson 00 Welcome, numeric (00-n), new\n"
+        "How many heads?\n"
+        "Your answer (a number; ? if you don't know; q to quit): \n"
+        "Stopped (end of input): 1 answer saved.\n"
+    )
+    with Store.open(db, create=False) as store:
+        assert log(store) == [("00-r", Rating.GOOD, T), ("00-c", Rating.AGAIN, T + timedelta(minutes=1))]
+
+
+def test_review_limits_and_nothing_due(bank: Path, db: Path) -> None:
+    store_with(db, "00").close()
+    limited = run("review", "--db", db, "--bank", bank, "--now", NOW, "--limit-new", "1", stdin="\n3\n")
+    assert limited.stdout.startswith("Review of lesson 00: 0 due, 1 new.")
+    assert limited.stdout.endswith("Session over: 1 answer saved. Next question due in 10m.\n")
+    nothing = run("review", "--db", db, "--bank", bank, "--now", NOW, "--limit-new", "1")
+    assert (nothing.returncode, nothing.stdout) == (
+        0,
+        "Nothing is due right now. Next question due in 10m.\n",
+    )
+
+
+def test_review_before_any_lesson(bank: Path, db: Path) -> None:
+    store_with(db).close()
+    result = run("review", "--db", db, "--bank", bank, "--now", NOW)
+    assert (result.returncode, result.stderr) == (0, "")
+    assert result.stdout == (
+        "No lesson started yet: answer a quiz in a lesson notebook (start with 00-welcome.ipynb) and its "
+        "questions will come up here.\n"
+    )
+
+
+# ----------------------------------------------------------------------------------------------------- cram
+
+
+def test_cram_leaves_the_schedule_alone(bank: Path, db: Path) -> None:
+    with store_with(db, "00") as store:
+        store.record("00-r", Rating.GOOD, T - timedelta(minutes=30))
+        before = (store.cards(), store.reviews(), store.enrolled())
+    answers = "\n1\n" + "2\n2\n" + "12\n4\n" + "\n3\n" + "\n2\n"
+    result = run("cram", "01", "0", "--db", db, "--bank", bank, "--now", NOW, stdin=answers)
+    assert (result.returncode, result.stderr) == (0, "")
+    assert result.stdout.startswith(
+        "Practice of lessons 00, 01: 4 questions. Practice answers are logged apart and do not change your "
+        "review schedule. Type q at any prompt to stop.\n\n[1/4] lesson 00 Welcome, recall (00-r), practice\n"
+    )
+    assert "  1 Again   2 Hard   3 Good   4 Easy\n" in result.stdout
+    assert "Counted as Good. Press Enter to keep it, or type 2 for Hard or 4 for Easy: 4\n" in result.stdout
+    assert result.stdout.endswith("Practice over: 5 practice answers logged; your schedule is unchanged.\n")
+    with Store.open(db, create=False) as store:
+        assert (store.cards(), store.reviews(), store.enrolled()) == before
+        assert [(r.item_id, r.rating, r.reviewed_at) for r in store.cram_reviews()] == [
+            ("00-r", Rating.AGAIN, T),
+            ("00-c", Rating.HARD, T),
+            ("00-n", Rating.EASY, T),
+            ("01-r", Rating.GOOD, T),
+            ("00-r", Rating.HARD, T),
+        ]
+
+
+def test_cram_lesson_arguments(bank: Path, db: Path) -> None:
+    store_with(db).close()
+    unknown = run("cram", "7", "--db", db, "--bank", bank, "--now", NOW)
+    assert (unknown.returncode, unknown.stdout) == (2, "")
+    assert unknown.stderr == "unknown lesson '7' (lessons with questions: 00, 01)\n"
+    none = run("cram", "--db", db, "--bank", bank, "--now", NOW)
+    assert (none.returncode, none.stdout) == (2, "")
+    assert (
+        none.stderr == "no lesson started yet: name the lessons to practise, e.g. python -m course cram 00\n"
+    )
+
+
+# ---------------------------------------------------------------------------------------------------- stats
+
+
+def stats_lines(db: Path, due: int, week: str, today: int, total: int, retention: str, new: int) -> str:
+    return (
+        f"Progress file:    {db}\n"
+        "Lessons started:  00 Welcome\n"
+        f"Due today:        {due}\n"
+        f"Next 7 days:     {week}"
+        f"Reviews today:    {today}\n"
+        f"Reviews in total: {total}\n"
+        f"True retention:   {retention}\n"
+        f"New available:    {new}\n"
+    )
+
+
+def test_stats_exact(bank: Path, db: Path) -> None:
+    day = timedelta(days=1)
+    with store_with(db, "00", fuzz=False) as store:
+        store.record("00-r", Rating.GOOD, T)  # learning, due in 10m
+        store.record("00-r", Rating.GOOD, T + timedelta(minutes=15))  # review, due Wed 5 Mar
+        store.record("00-c", Rating.EASY, T)  # review, due Tue 11 Mar
+        store.record("00-r", Rating.AGAIN, T + 2 * day + timedelta(minutes=15))  # lapse: counts against
+        store.record("00-r", Rating.GOOD, T + 2 * day + timedelta(minutes=25))  # due Thu 6 Mar: overdue
+        store.record("00-c", Rating.GOOD, T + 8 * day)  # Tue 11 Mar 10:00: counts for
+        store.record("00-n", Rating.GOOD, T + 8 * day + timedelta(hours=1))
+        store.record("00-n", Rating.GOOD, T + 8 * day + timedelta(hours=1, minutes=15))  # due Thu 13 Mar
+        assert store.card("00-n").due == T + 10 * day + timedelta(hours=1, minutes=15)
+    tuesday = run("stats", "--db", db, "--bank", bank, "--now", "2025-03-11T12:00:00+00:00")
+    assert (tuesday.returncode, tuesday.stderr) == (0, "")
+    week = "  Wed  Thu  Fri  Sat  Sun  Mon  Tue\n                     0    1    0    0    0    0    0\n"
+    assert tuesday.stdout == stats_lines(
+        db, 1, week, 3, 8, "50.0% (first review each day of learned questions)", 0
+    )
+    # 3:59 am is still Tuesday for the learner; 4 am starts Wednesday
+    late = run("stats", "--db", db, "--bank", bank, "--now", "2025-03-12T03:59:00+00:00")
+    assert late.stdout == tuesday.stdout
+    wednesday = run("stats", "--db", db, "--bank", bank, "--now", "2025-03-12T04:00:00+00:00")
+    week = "  Thu  Fri  Sat  Sun  Mon  Tue  Wed\n                     1    0    0    0    0    0    0\n"
+    assert wednesday.stdout == stats_lines(
+        db, 1, week, 0, 8, "50.0% (first review each day of learned questions)", 0
+    )
+
+
+def test_stats_fresh_store_and_course_db(bank: Path, db: Path) -> None:
+    store_with(db).close()
+    result = run("stats", "--bank", bank, "--now", NOW, env={"COURSE_DB": str(db)})
+    assert (result.returncode, result.stderr) == (0, "")
+    assert result.stdout == (
+        f"Progress file:    {db}\n"
+        "Lessons started:  none yet\n"
+        "Due today:        0\n"
+        "Next 7 days:       Tue  Wed  Thu  Fri  Sat  Sun  Mon\n"
+        "                     0    0    0    0    0    0    0\n"
+        "Reviews today:    0\n"
+        "Reviews in total: 0\n"
+        "True retention:   n/a (no reviews of learned questions yet)\n"
+        "New available:    0\n"
+    )
+
+
+# --------------------------------------------------------------------------------------- unusable databases
+
+
+@pytest.mark.parametrize("command", [["stats"], ["review"], ["cram", "00"]])
+def test_missing_database(bank: Path, db: Path, command: list[str]) -> None:
+    result = run(*command, "--db", db, "--bank", bank, "--now", NOW)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (
+        f"no progress yet: there is no progress file at {db}. Answer a quiz in a lesson notebook (start with "
+        "00-welcome.ipynb) to create it; if your progress lives elsewhere, pass --db PATH or set COURSE_DB\n"
+    )
+    assert not db.exists()
+
+
+@pytest.mark.parametrize("command", [["stats"], ["review"]])
+def test_corrupt_database_left_untouched(bank: Path, db: Path, command: list[str]) -> None:
+    content = b"these are my notes, not a database\n" * 40
+    db.write_bytes(content)
+    result = run(*command, "--db", db, "--bank", bank, "--now", NOW)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (
+        f"{db} is not a readable progress database (not an SQLite database); it was left untouched. "
+        "Move it aside to start fresh.\n"
+    )
+    assert db.read_bytes() == content
+    assert sorted(p.name for p in db.parent.iterdir()) == ["bank", db.name]
+
+
+def test_newer_database(bank: Path, db: Path) -> None:
+    store_with(db).close()
+    with sqlite3.connect(db) as connection:
+        connection.execute("PRAGMA user_version = 99")
+    connection.close()
+    result = run("stats", "--db", db, "--bank", bank, "--now", NOW)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr.startswith(f"{db} was written by a newer version of this course (schema 99, ")
+    assert result.stderr.endswith("); upgrade the course\n")
+
+
+def test_locked_database(bank: Path, db: Path) -> None:
+    store_with(db, "00").close()
+    holder = sqlite3.connect(db, isolation_level=None)
+    try:
+        holder.execute("BEGIN IMMEDIATE")  # another program holds the write lock
+        result = run("review", "--db", db, "--bank", bank, "--now", NOW, stdin="\n3\n")
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert result.returncode == 2
+    assert "Your rating [1-4, q to quit]: 3\n" in result.stdout
+    assert result.stderr == (
+        f"{db} is locked by another program (waited 5 s); close other kernels or terminals using it and try "
+        "again\n"
+    )
+    with Store.open(db, create=False) as store:
+        assert store.reviews() == []

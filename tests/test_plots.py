@@ -1,0 +1,160 @@
+"""course.plots: the numbers drawn are the numbers given, labels and colours are as documented."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+from matplotlib.colors import to_hex
+from matplotlib.figure import Figure
+from matplotlib.text import Text
+
+from course.plots import (
+    FONT_SIZE,
+    OKABE_ITO,
+    attention_heatmap,
+    forecast_plot,
+    saturation_curve,
+    variance_curve,
+)
+
+TOKENS = ["the", "judge", "issued", "a", "sentence"]
+
+
+@pytest.fixture
+def weights() -> np.ndarray:
+    x = np.random.default_rng(0).random((5, 5))
+    return x / x.sum(-1, keepdims=True)
+
+
+def renders(fig: Figure) -> None:
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=40)
+    assert buffer.getvalue().startswith(b"\x89PNG")
+
+
+def cell_texts(ax) -> list[str]:
+    return [t.get_text() for t in ax.texts]
+
+
+def test_no_pyplot_figures_are_created(weights):
+    import matplotlib.pyplot as plt
+
+    before = plt.get_fignums()
+    attention_heatmap(weights, TOKENS, TOKENS)
+    variance_curve([1, 4], [1.0, 4.0], [1.0, 1.0])
+    saturation_curve([1, 4], [0.5, 0.9], [0.4, 0.5])
+    forecast_plot([1, 2])
+    assert plt.get_fignums() == before
+
+
+def test_heatmap_shows_the_weights_and_the_tokens(weights):
+    fig = attention_heatmap(weights, TOKENS, TOKENS, title="Self-attention")
+    renders(fig)
+    ax = fig.axes[0]
+    image = ax.images[0]
+    np.testing.assert_array_equal(image.get_array(), weights)
+    assert image.get_cmap().name == "cividis"
+    assert image.get_clim() == (0.0, 1.0)
+    assert [t.get_text() for t in ax.get_xticklabels()] == TOKENS
+    assert [t.get_text() for t in ax.get_yticklabels()] == TOKENS
+    assert ax.get_xlabel() == "key (attended to)"
+    assert ax.get_ylabel() == "query (attending)"
+    assert ax.get_title() == "Self-attention"
+    assert cell_texts(ax) == [f"{w:.2f}" for w in weights.ravel()]
+    assert len(fig.axes) == 2 and fig.axes[1].get_ylabel() == "weight"  # the colorbar
+
+
+def test_heatmap_annotation_contrast_and_format():
+    w = np.array([[0.9, 0.1], [0.25, 0.75]])
+    fig = attention_heatmap(w, ["a", "b"], ["c", "d"], fmt=".1f")
+    ax = fig.axes[0]
+    assert cell_texts(ax) == ["0.9", "0.1", "0.2", "0.8"]
+    assert [t.get_color() for t in ax.texts] == ["black", "white", "white", "black"]
+    assert cell_texts(attention_heatmap(w, annotate=False).axes[0]) == []
+
+
+def test_heatmap_cross_attention_default_labels_and_given_axes():
+    w = np.full((2, 3), 1 / 3)
+    fig = Figure()
+    ax = fig.add_subplot()
+    assert attention_heatmap(w, ax=ax) is fig
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["0", "1", "2"]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["0", "1"]
+
+
+def test_heatmap_rejects_bad_input():
+    with pytest.raises(ValueError, match=r"weights must be a \(T_q, T_k\) matrix, got shape \(1, 2, 2\)"):
+        attention_heatmap(np.zeros((1, 2, 2)))
+    with pytest.raises(ValueError, match="got 2 query labels and 3 key labels for weights of shape"):
+        attention_heatmap(np.zeros((3, 3)), ["a", "b"], ["a", "b", "c"])
+
+
+def test_fonts_are_large_enough_for_a_projector(weights):
+    for fig in (
+        attention_heatmap(weights, TOKENS, TOKENS),
+        variance_curve([1, 4, 16], [1.1, 3.9, 16.5], [1.1, 0.97, 1.03]),
+        forecast_plot([3, 0, 5]),
+    ):
+        texts = [t for t in fig.findobj(Text) if t.get_text()]
+        assert texts and min(t.get_fontsize() for t in texts) >= FONT_SIZE - 2
+        assert fig.get_size_inches()[0] >= 6
+
+
+def test_variance_curve_plots_the_measurements_and_the_theory():
+    d_ks = [1, 4, 16, 64]
+    unscaled, scaled = [1.02, 3.9, 16.4, 63.0], [1.02, 0.975, 1.025, 0.984]
+    fig = variance_curve(d_ks, unscaled, scaled)
+    renders(fig)
+    ax = fig.axes[0]
+    lines = ax.get_lines()
+    np.testing.assert_array_equal(lines[0].get_xdata(), d_ks)
+    np.testing.assert_array_equal(lines[0].get_ydata(), unscaled)
+    np.testing.assert_array_equal(lines[1].get_ydata(), scaled)
+    np.testing.assert_array_equal(lines[2].get_ydata(), d_ks)
+    np.testing.assert_array_equal(lines[3].get_ydata(), [1, 1, 1, 1])
+    colours = [to_hex(line.get_color()).upper() for line in lines[:2]]
+    assert colours == [OKABE_ITO["vermillion"], OKABE_ITO["blue"]]
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend == ["q·k", "q·k / √d_k", "d_k (theory)", "1 (theory)"]
+    assert "16" in [t.get_text() for t in ax.get_yticklabels()]  # plain numbers, not 2^4
+    assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
+    assert ax.get_xlabel() == "d_k (key dimension)" and ax.get_ylabel() == "variance"
+
+
+def test_saturation_curve_with_uniform_reference_and_a_gradient_variant():
+    fig = saturation_curve([2, 8, 32], [0.6, 0.9, 0.99], [0.5, 0.52, 0.55], n_keys=10)
+    renders(fig)
+    ax = fig.axes[0]
+    lines = ax.get_lines()
+    np.testing.assert_array_equal(lines[0].get_ydata(), [0.6, 0.9, 0.99])
+    np.testing.assert_array_equal(lines[1].get_ydata(), [0.5, 0.52, 0.55])
+    np.testing.assert_allclose(lines[2].get_ydata(), [0.1, 0.1, 0.1])
+    assert lines[2].get_linestyle() == "--"
+    assert ax.get_ylim() == (0.0, 1.05)
+    assert ax.get_ylabel() == "largest softmax weight"
+
+    grad = saturation_curve([2, 8], [1e-3, 1e-9], [0.2, 0.1], ylabel="gradient norm", logy=True).axes[0]
+    assert grad.get_yscale() == "log" and grad.get_ylabel() == "gradient norm"
+
+
+def test_curves_reject_mismatched_lengths():
+    with pytest.raises(ValueError, match="'q·k / √d_k' has 1 values for 2 values of x"):
+        variance_curve([1, 2], [1, 2], [1])
+
+
+def test_forecast_plot_bars_and_labels():
+    fig = forecast_plot([4, 0, 7, 1], start_label="Mon 3 Mar")
+    renders(fig)
+    ax = fig.axes[0]
+    assert [bar.get_height() for bar in ax.patches] == [4, 0, 7, 1]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["Mon 3 Mar", "+1", "+2", "+3"]
+    assert cell_texts(ax) == ["4", "0", "7", "1"]  # the counts written on the bars
+    assert to_hex(ax.patches[0].get_facecolor()).upper() == OKABE_ITO["blue"]
+    assert ax.get_ylabel() == "reviews due"
+
+
+def test_forecast_plot_of_nothing_due():
+    ax = forecast_plot([0, 0, 0]).axes[0]
+    assert ax.get_ylim()[1] > 0

@@ -1,0 +1,80 @@
+"""Where progress lives: --db, then $COURSE_DB, then the per-user data directory; opening; the local zone."""
+
+from __future__ import annotations
+
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import platformdirs
+import pytest
+
+from course import progress
+from course.bank import load_bank
+from scheduler import Item, Store, StoreNotFoundError
+
+
+def test_db_path_precedence(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COURSE_DB", str(tmp_path / "env.sqlite3"))
+    assert progress.db_path(str(tmp_path / "cli.sqlite3")) == tmp_path / "cli.sqlite3"
+    assert progress.db_path(tmp_path / "cli.sqlite3") == tmp_path / "cli.sqlite3"
+    assert progress.db_path() == tmp_path / "env.sqlite3"
+    assert progress.db_path("") == tmp_path / "env.sqlite3"  # an empty --db means "not given"
+    monkeypatch.setenv("COURSE_DB", "")
+    default = Path(platformdirs.user_data_dir("attention-course", appauthor=False)) / "progress.sqlite3"
+    assert progress.db_path() == default
+    monkeypatch.delenv("COURSE_DB")
+    assert progress.db_path() == default
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="XDG_DATA_HOME is the Linux convention")
+def test_db_path_default_on_linux(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("COURSE_DB")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    assert progress.db_path() == tmp_path / "attention-course" / "progress.sqlite3"
+
+
+def test_db_path_expands_home(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert progress.db_path("~/mine.sqlite3") == tmp_path / "mine.sqlite3"
+    monkeypatch.setenv("COURSE_DB", "~/env.sqlite3")
+    assert progress.db_path() == tmp_path / "env.sqlite3"
+
+
+def test_open_store_creates_folder_and_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    target = tmp_path / "deep" / "er" / "progress.sqlite3"
+    monkeypatch.setenv("COURSE_DB", str(target))
+    with progress.open_store() as store:
+        assert isinstance(store, Store)
+        assert store.path == target
+        store.enroll("00", datetime(2025, 3, 3, tzinfo=timezone.utc))
+    with progress.open_store(target, create=False) as store:
+        assert list(store.enrolled()) == ["00"]
+
+
+def test_open_store_without_create_writes_nothing(tmp_path: Path) -> None:
+    target = tmp_path / "missing" / "progress.sqlite3"
+    with pytest.raises(StoreNotFoundError) as caught:
+        progress.open_store(target, create=False)
+    assert str(caught.value) == f"no progress database at {target}"
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("tz", "key"), [("Europe/Berlin", "Europe/Berlin"), (":America/New_York", "America/New_York")]
+)
+def test_local_tz_follows_tz(monkeypatch: pytest.MonkeyPatch, tz: str, key: str) -> None:
+    monkeypatch.setenv("TZ", tz)
+    assert progress.local_tz() == ZoneInfo(key)
+
+
+def test_local_tz_without_tz(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TZ", raising=False)
+    zone = progress.local_tz()
+    assert zone.utcoffset(datetime(2025, 3, 3, 12)) is not None
+
+
+def test_items_from_the_bank() -> None:
+    bank = load_bank()
+    assert progress.items() == progress.items(bank) == [Item(q.id, q.lesson) for q in bank.all()]

@@ -1,0 +1,57 @@
+"""The public surface of the scheduler package, and what importing it pulls in."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import scheduler
+
+REPO = Path(next(iter(scheduler.__path__))).parent
+
+
+def test_public_names() -> None:
+    assert scheduler.__all__ == [
+        "SCHEMA_VERSION",
+        "CardState",
+        "CramReview",
+        "CramSession",
+        "Item",
+        "Limits",
+        "Memory",
+        "Rating",
+        "Review",
+        "Session",
+        "Stats",
+        "Store",
+        "StoreCorruptError",
+        "StoreError",
+        "StoreLockedError",
+        "StoreNotFoundError",
+        "StoreVersionError",
+        "day_start",
+        "due_queue",
+        "forecast",
+        "format_interval",
+        "stats",
+    ]
+    assert all(hasattr(scheduler, name) for name in scheduler.__all__)
+    assert [(rating.name, int(rating)) for rating in scheduler.Rating] == [
+        ("AGAIN", 1),
+        ("HARD", 2),
+        ("GOOD", 3),
+        ("EASY", 4),
+    ]
+
+
+def test_import_pulls_in_no_heavy_or_course_modules() -> None:
+    code = (
+        "import sys, scheduler; "
+        "print(sorted({m.split('.')[0] for m in sys.modules} & "
+        "{'torch', 'numpy', 'matplotlib', 'course', 'pandas', 'ipywidgets'}))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO, timeout=60
+    )
+    assert result.stdout == "[]\n"

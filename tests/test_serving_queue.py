@@ -1,0 +1,231 @@
+"""Serving: due-queue order, enrolled decks, daily limits, sessions, cram, stats and forecast."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime, timedelta, timezone
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from scheduler import (
+    CramReview,
+    CramSession,
+    Item,
+    Limits,
+    Memory,
+    Rating,
+    Session,
+    Stats,
+    Store,
+    due_queue,
+    forecast,
+    stats,
+)
+
+UTC = timezone.utc
+BERLIN = ZoneInfo("Europe/Berlin")
+AGAIN, HARD, GOOD, EASY = Rating.AGAIN, Rating.HARD, Rating.GOOD, Rating.EASY
+T0 = datetime(2025, 1, 6, 9, 0, tzinfo=UTC)
+EIGHT_DAYS = timedelta(days=8)  # a new item answered EASY is due 8 days later (fuzz off)
+
+
+@pytest.fixture
+def store(tmp_path) -> Iterator[Store]:  # type: ignore[no-untyped-def]
+    with Store.open(tmp_path / "progress.sqlite3", memory=Memory(enable_fuzzing=False)) as opened:
+        yield opened
+
+
+def items(*ids: str) -> list[Item]:
+    return [Item(item_id, item_id.rstrip("0123456789")) for item_id in ids]
+
+
+def ids(queue: list[Item]) -> list[str]:
+    return [item.id for item in queue]
+
+
+def test_order_enrolled_decks_and_removed_items(store: Store) -> None:
+    bank = items("a1", "a2", "a3", "a4", "a5", "b1", "b2")
+    store.enroll("a", T0)
+    store.record("a1", EASY, T0)  # due T0+8d, high retrievability
+    store.record("a2", EASY, T0 - timedelta(days=2))  # due T0+6d: the most overdue
+    store.record("a3", AGAIN, T0 + EIGHT_DAYS - timedelta(minutes=1))  # due T0+8d too, low retrievability
+    store.record("a5", EASY, T0 + timedelta(days=5))  # due T0+13d: not due yet
+    store.record("b2", EASY, T0 + timedelta(days=1))  # deck b is not enrolled, but b2 has a card
+    store.record("gone", EASY, T0 - timedelta(days=5))  # no longer in the bank
+    at = T0 + timedelta(days=10)
+    card_a1, card_a3 = store.card("a1"), store.card("a3")
+    assert card_a1 is not None and card_a3 is not None
+    assert card_a1.due == card_a3.due
+    assert store.memory.retrievability(card_a3, at) < store.memory.retrievability(card_a1, at)
+    assert ids(due_queue(store, bank, at, UTC)) == ["a2", "a3", "a1", "b2", "a4"]
+    assert ids(due_queue(store, bank, T0 + timedelta(days=7), UTC)) == ["a2", "a4"]
+    store.enroll("b", at)
+    assert ids(due_queue(store, bank, at, UTC)) == ["a2", "a3", "a1", "b2", "a4", "b1"]
+
+
+def test_equal_due_and_retrievability_keep_bank_order(store: Store) -> None:
+    store.enroll("a", T0)
+    for item_id in ("a3", "a1", "a2"):
+        store.record(item_id, EASY, T0)
+    at = T0 + EIGHT_DAYS
+    assert ids(due_queue(store, items("a2", "a3", "a1"), at, UTC)) == ["a2", "a3", "a1"]
+    assert ids(due_queue(store, items("a1", "a2", "a3"), at, UTC)) == ["a1", "a2", "a3"]
+
+
+def test_daily_limits(store: Store) -> None:
+    bank = items("r1", "r2", "r3", "r4", "n1", "n2", "n3", "n4")
+    store.enroll("n", T0)
+    for item_id in ("r1", "r2", "r3", "r4"):
+        store.record(item_id, EASY, T0)
+    at = T0 + timedelta(days=9)
+    limits = Limits(new_per_day=2, reviews_per_day=3)
+    assert ids(due_queue(store, bank, at, UTC, limits)) == ["r1", "r2", "r3", "n1", "n2"]
+    store.record("n1", GOOD, at)  # a new item answered today
+    store.record("r1", GOOD, at)  # a review answered today
+    later = at + timedelta(minutes=1)
+    assert ids(due_queue(store, bank, later, UTC, limits)) == ["r2", "r3", "n2"]
+    store.record("n1", GOOD, at + timedelta(minutes=10))  # a learning step counts as a review
+    assert ids(due_queue(store, bank, later, UTC, limits)) == ["r2", "n2"]
+    assert ids(due_queue(store, bank, later, UTC, Limits(new_per_day=0, reviews_per_day=0))) == []
+    assert ids(due_queue(store, bank, later, UTC, Limits(new_per_day=1, reviews_per_day=1))) == []
+    tomorrow = at + timedelta(days=1)  # the limits start over after the rollover
+    assert ids(due_queue(store, bank, tomorrow, UTC, limits)) == ["r2", "r3", "r4", "n2", "n3"]
+
+
+def test_limits_follow_the_4am_rollover_in_local_time(store: Store) -> None:
+    bank = items("n1", "n2", "n3")
+    store.enroll("n", T0)
+    limits = Limits(new_per_day=1)
+    before = datetime(2025, 1, 16, 3, 59, tzinfo=BERLIN)
+    store.record("n1", GOOD, before)
+    assert ids(due_queue(store, bank, before + timedelta(seconds=30), BERLIN, limits)) == []
+    assert ids(due_queue(store, bank, datetime(2025, 1, 16, 4, 0, tzinfo=BERLIN), BERLIN, limits)) == ["n2"]
+    # With tz=UTC the day rolls over at 04:00Z, so 04:00 Berlin (03:00Z) is still the day of that answer.
+    assert ids(due_queue(store, bank, datetime(2025, 1, 16, 4, 0, tzinfo=BERLIN), UTC, limits)) == []
+
+
+def test_limits_validation() -> None:
+    with pytest.raises(ValueError) as info:
+        Limits(new_per_day=-1)
+    assert str(info.value) == "new_per_day must be a non-negative int, got -1"
+
+
+def test_session_brings_again_back_before_the_end(store: Store) -> None:
+    bank = items("n1", "n2")
+    store.enroll("n", T0)
+    session = Session(store, bank, T0, UTC)
+    assert session.remaining == 2
+    assert session.intervals(bank[0], T0) == {
+        AGAIN: timedelta(minutes=1),
+        HARD: timedelta(minutes=5, seconds=30),
+        GOOD: timedelta(minutes=10),
+        EASY: timedelta(days=8),
+    }
+    shown = []
+    answers = iter([AGAIN, GOOD, AGAIN, EASY])
+    at = T0
+    while (item := session.next()) is not None:
+        assert session.next() == item  # showing again does not advance
+        shown.append(item.id)
+        review = session.answer(item, next(answers), at, duration_ms=1500)
+        assert review.reviewed_at == at
+        at += timedelta(seconds=20)
+    assert shown == ["n1", "n2", "n1", "n1"]
+    assert session.remaining == 0
+    assert [(r.item_id, r.rating) for r in store.reviews()] == [
+        ("n1", AGAIN),
+        ("n2", GOOD),
+        ("n1", AGAIN),
+        ("n1", EASY),
+    ]
+
+
+def test_cram_leaves_schedule_and_log_untouched(store: Store) -> None:
+    store.enroll("a", T0)
+    store.record("a1", GOOD, T0)
+    store.record("a1", GOOD, T0 + timedelta(minutes=10))
+    cards, log = store.cards(), store.reviews()
+    bank = items("a1", "a2", "b1")
+    cram = CramSession(store, bank)
+    assert cram.remaining == 3
+    at = T0 + timedelta(hours=1)
+    answered = []
+    for rating in (AGAIN, GOOD, HARD, EASY):
+        item = cram.next()
+        assert item is not None
+        answered.append(item.id)
+        assert cram.answer(item, rating, at, duration_ms=700) is None
+    assert cram.next() is None
+    assert answered == ["a1", "a2", "b1", "a1"]
+    assert store.cards() == cards
+    assert store.reviews() == log
+    assert store.cram_reviews() == [
+        CramReview("a1", AGAIN, at, 700),
+        CramReview("a2", GOOD, at, 700),
+        CramReview("b1", HARD, at, 700),
+        CramReview("a1", EASY, at, 700),
+    ]
+
+
+def test_stats_and_forecast(store: Store) -> None:
+    at = datetime(2025, 1, 16, 9, 0, tzinfo=UTC)  # today: 2025-01-16 04:00Z .. 2025-01-17 04:00Z
+    due = {
+        "a1": at - timedelta(days=1),  # overdue
+        "a2": at + timedelta(hours=2),
+        "a3": datetime(2025, 1, 17, 3, 59, tzinfo=UTC),  # still today
+        "a4": datetime(2025, 1, 17, 4, 0, tzinfo=UTC),  # day 1
+        "a5": datetime(2025, 1, 19, 12, 0, tzinfo=UTC),  # day 3
+        "a6": datetime(2025, 1, 24, 3, 0, tzinfo=UTC),  # day 7
+        "a7": datetime(2025, 1, 24, 4, 0, tzinfo=UTC),  # day 8
+        "gone": at - timedelta(days=3),  # not in the bank
+    }
+    for item_id, when in due.items():
+        store.record(item_id, EASY, when - EIGHT_DAYS)
+    store.enroll("a", T0)
+    store.enroll("b", T0)
+    store.record("b1", GOOD, at - timedelta(hours=1))  # answered today: learning, due at 08:10Z
+    store.record_cram("a1", GOOD, at)  # practice is not a review
+    bank = items("a1", "a2", "a3", "a4", "a5", "a6", "a7", "a8", "a9", "b1", "b2", "c1")
+    assert stats(store, bank, at, UTC) == Stats(
+        due_today=4,
+        due_next_7_days=(1, 0, 1, 0, 0, 0, 1),
+        reviews_today=2,  # b1, and a7 (answered at today's 04:00Z rollover)
+        reviews_total=8,
+        true_retention=None,
+        new_available=3,  # a8, a9, b2 (deck c is not enrolled)
+    )
+    assert forecast(store, bank, at, UTC, days=10) == [4, 1, 0, 1, 0, 0, 0, 1, 1, 0]
+    assert forecast(store, bank, at, UTC, days=1) == [4]
+    assert len(forecast(store, bank, at, UTC)) == 30
+    with pytest.raises(ValueError) as info:
+        forecast(store, bank, at, UTC, days=0)
+    assert str(info.value) == "days must be a positive int, got 0"
+
+
+def test_true_retention_counts_first_answer_of_each_day_in_review(store: Store) -> None:
+    def answer(item_id: str, rating: Rating, day: int, hour: int, minute: int = 0) -> str:
+        store.record(item_id, rating, datetime(2025, 1, day, hour, minute, tzinfo=BERLIN))
+        card = store.card(item_id)
+        assert card is not None
+        return card.state
+
+    assert answer("r1", EASY, 1, 10) == "review"
+    assert answer("r1", GOOD, 9, 10) == "review"  # counted: pass
+    assert answer("r1", AGAIN, 9, 11) == "relearning"  # not the first answer of the day
+    assert answer("r2", EASY, 1, 10) == "review"
+    assert answer("r2", AGAIN, 10, 3, 30) == "relearning"  # counted (learner's day 9): fail
+    assert answer("r2", GOOD, 10, 3, 45) == "review"
+    assert answer("r2", HARD, 10, 4, 30) == "review"  # counted: a new day began at 04:00 local
+    assert answer("r3", GOOD, 1, 10) == "learning"
+    assert answer("r3", GOOD, 1, 10, 10) == "review"
+    assert answer("r3", GOOD, 3, 10) == "review"  # counted: pass
+    assert answer("r4", GOOD, 1, 10) == "learning"
+    assert answer("r4", GOOD, 1, 10, 10) == "review"
+    assert answer("r4", AGAIN, 1, 10, 20) == "relearning"  # review state, but not first of the day
+    at = datetime(2025, 1, 20, 12, 0, tzinfo=BERLIN)
+    bank = items("r1", "r2", "r3", "r4")
+    assert stats(store, bank, at, BERLIN).true_retention == 0.75
+    # Counted by UTC days instead, r2's 03:30 and 04:30 answers (02:30Z, 03:30Z) fall on one day.
+    assert stats(store, bank, at, UTC).true_retention == 2 / 3
+    assert stats(store, items("r4"), at, BERLIN).true_retention is None

@@ -1,0 +1,213 @@
+"""Store: creating, recording, reading back, the cache, schema pragmas and locking."""
+
+from __future__ import annotations
+
+import pickle
+import sqlite3
+import time
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from scheduler import (
+    SCHEMA_VERSION,
+    CardState,
+    Memory,
+    Rating,
+    Review,
+    Store,
+    StoreCorruptError,
+    StoreError,
+    StoreLockedError,
+    StoreNotFoundError,
+    StoreVersionError,
+)
+
+UTC = timezone.utc
+AGAIN, HARD, GOOD, EASY = Rating.AGAIN, Rating.HARD, Rating.GOOD, Rating.EASY
+T0 = datetime(2025, 1, 6, 9, 0, tzinfo=UTC)
+
+
+def exact_store(path: Path, **options: object) -> Store:
+    return Store.open(path, memory=Memory(enable_fuzzing=False), **options)  # type: ignore[arg-type]
+
+
+def test_create_sets_up_schema(tmp_path: Path) -> None:
+    path = tmp_path / "deep" / "er" / "progress.sqlite3"
+    with Store.open(path) as store:
+        assert store.path == path
+        assert isinstance(store.memory, Memory)
+        assert repr(store) == f"Store({str(path)!r})"
+    connection = sqlite3.connect(path)
+    pragma = {
+        name: connection.execute(f"PRAGMA {name}").fetchone()[0]
+        for name in ("application_id", "user_version", "journal_mode")
+    }
+    tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    connection.close()
+    assert pragma == {"application_id": 0x41744373, "user_version": SCHEMA_VERSION, "journal_mode": "wal"}
+    assert SCHEMA_VERSION == 1
+    assert tables == {"review_log", "cram_log", "cards", "decks"}
+
+
+def test_missing_file_without_create(tmp_path: Path) -> None:
+    path = tmp_path / "nope.sqlite3"
+    with pytest.raises(StoreNotFoundError) as info:
+        Store.open(path, create=False)
+    assert str(info.value) == f"no progress database at {path}"
+    assert info.value.path == str(path)
+    assert not path.exists()
+
+
+def test_record_and_read_back(tmp_path: Path) -> None:
+    path = tmp_path / "p.sqlite3"
+    berlin = datetime(2025, 1, 6, 10, 0, 0, 123456, tzinfo=ZoneInfo("Europe/Berlin"))
+    with exact_store(path) as store:
+        first = store.record("q1", GOOD, berlin, duration_ms=4200)
+        assert first == Review("q1", GOOD, datetime(2025, 1, 6, 9, 0, 0, 123000, tzinfo=UTC), 4200, first.due)
+        assert first.due == datetime(2025, 1, 6, 9, 10, 0, 123000, tzinfo=UTC)
+        assert first.reviewed_at.tzinfo is UTC and first.due.tzinfo is UTC
+        second = store.record("q2", 4, T0)  # a plain int is accepted as a rating
+        third = store.record("q1", GOOD, first.due)
+        assert second.rating is EASY and second.duration_ms is None
+        assert store.reviews() == [first, second, third]
+        assert store.reviews("q1") == [first, third]
+        assert store.reviews("unknown") == []
+        assert store.card("unknown") is None
+        card = store.card("q1")
+        assert card is not None and card.difficulty is not None
+        assert round(card.difficulty, 9) == 2.111214236
+        assert card == CardState(
+            "q1", "review", None, 2.3065, card.difficulty, third.due, third.reviewed_at, 2, 0
+        )
+        cards = store.cards()
+    with Store.open(path, create=False) as reopened:  # everything survives a reopen
+        assert reopened.cards() == cards
+        assert reopened.reviews() == [first, second, third]
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda s: s.record("q", 5, T0), "5 is not a valid Rating"),
+        (lambda s: s.record("", GOOD, T0), "item_id must be a non-empty str, got ''"),
+        (
+            lambda s: s.record("q", GOOD, T0, duration_ms=-1),
+            "duration_ms must be None or a non-negative int, got -1",
+        ),
+        (
+            lambda s: s.record("q", GOOD, datetime(2025, 1, 6)),
+            "at must be timezone-aware (UTC), got a naive datetime",
+        ),
+        (
+            lambda s: s.record_cram("q", GOOD, datetime(2025, 1, 6)),
+            "at must be timezone-aware (UTC), got a naive datetime",
+        ),
+        (
+            lambda s: s.enroll("01", datetime(2025, 1, 6)),
+            "at must be timezone-aware (UTC), got a naive datetime",
+        ),
+        (lambda s: s.enroll("", T0), "deck must be a non-empty str, got ''"),
+    ],
+)
+def test_bad_input_is_refused_and_nothing_written(tmp_path: Path, call, message: str) -> None:  # type: ignore[no-untyped-def]
+    with exact_store(tmp_path / "p.sqlite3") as store:
+        with pytest.raises(ValueError) as info:
+            call(store)
+        assert str(info.value) == message
+        assert (store.reviews(), store.cram_reviews(), store.enrolled(), store.cards()) == ([], [], {}, {})
+
+
+def test_enroll_is_idempotent(tmp_path: Path) -> None:
+    with exact_store(tmp_path / "p.sqlite3") as store:
+        store.enroll("02", T0 + timedelta(days=1))
+        store.enroll("01", T0)
+        store.enroll("02", T0 + timedelta(days=5))
+        assert store.enrolled() == {"01": T0, "02": T0 + timedelta(days=1)}
+
+
+def test_stale_cache_is_replayed_and_rebuilt(tmp_path: Path) -> None:
+    path = tmp_path / "p.sqlite3"
+    with exact_store(path) as store:
+        at = T0
+        for rating in (GOOD, GOOD, AGAIN, GOOD, HARD):
+            at = store.record("q", rating, at).due
+        store.record("other", EASY, T0)
+        expected = store.cards()
+    raw = sqlite3.connect(path)
+    raw.execute("DELETE FROM cards WHERE item_id = 'q'")
+    raw.execute("UPDATE cards SET stability = 99.0 WHERE item_id = 'other'")
+    raw.commit()
+    raw.close()
+    with exact_store(path) as store:
+        assert store.card("q") is None  # reads come from the cache
+        store.rebuild_cache()
+        assert store.cards() == expected
+    raw = sqlite3.connect(path)
+    raw.execute("UPDATE cards SET log_id = 0, reps = 0 WHERE item_id = 'q'")
+    raw.commit()
+    raw.close()
+    with exact_store(path) as store:  # a cache row that does not cover the whole log is not trusted
+        review = store.record("q", GOOD, at)
+        card = store.card("q")
+        assert card is not None and card.reps == 6
+        assert card == store.memory.replay("q", store.reviews("q"))
+        assert review.due == card.due
+
+
+def test_locked_database(tmp_path: Path) -> None:
+    path = tmp_path / "p.sqlite3"
+    with exact_store(path) as store:
+        store.record("q", GOOD, T0)
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        with exact_store(path, busy_timeout_ms=200) as store:
+            assert store.reviews("q")[0].rating is GOOD  # WAL: reading still works
+            started = time.monotonic()
+            with pytest.raises(StoreLockedError) as info:
+                store.record("q", GOOD, T0 + timedelta(minutes=10))
+            waited = time.monotonic() - started
+            assert str(info.value) == (
+                f"{path} is locked by another program (waited 0.2 s); close other kernels or terminals "
+                "using it and try again"
+            )
+            assert 0.15 < waited < 2.0
+            with pytest.raises(StoreLockedError):
+                store.enroll("01", T0)
+            holder.execute("ROLLBACK")
+            store.record("q", GOOD, T0 + timedelta(minutes=10))  # usable again once the lock is gone
+            assert len(store.reviews()) == 2
+    finally:
+        holder.close()
+
+
+def test_error_messages_and_pickling() -> None:
+    errors = [
+        StoreNotFoundError("x.db"),
+        StoreCorruptError("x.db", "not an SQLite database"),
+        StoreLockedError("x.db", 5.0),
+        StoreVersionError("x.db", 3, 1),
+    ]
+    assert [str(error) for error in errors] == [
+        "no progress database at x.db",
+        "x.db is not a readable progress database (not an SQLite database); it was left untouched. Move it "
+        "aside to start fresh.",
+        "x.db is locked by another program (waited 5 s); close other kernels or terminals using it and "
+        "try again",
+        "x.db was written by a newer version of this course (schema 3, this version knows up to 1); upgrade "
+        "the course",
+    ]
+    for error in errors:
+        assert isinstance(error, StoreError)
+        copy = pickle.loads(pickle.dumps(error))
+        assert (type(copy), str(copy), copy.path) == (type(error), str(error), "x.db")
+
+
+def test_busy_timeout_validation(tmp_path: Path) -> None:
+    with pytest.raises(ValueError) as info:
+        Store.open(tmp_path / "p.sqlite3", busy_timeout_ms=-5)
+    assert str(info.value) == "busy_timeout_ms must be a non-negative int, got -5"
+    assert not (tmp_path / "p.sqlite3").exists()

@@ -1,0 +1,166 @@
+"""Files that are not a readable store of ours raise exact errors and are left byte-for-byte untouched."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import random
+import sqlite3
+from collections.abc import Callable
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from scheduler import (
+    SCHEMA_VERSION,
+    Memory,
+    Rating,
+    Store,
+    StoreCorruptError,
+    StoreVersionError,
+)
+
+T0 = datetime(2025, 1, 6, 9, 0, tzinfo=timezone.utc)
+
+
+def corrupt_message(path: Path, detail: str) -> str:
+    return (
+        f"{path} is not a readable progress database ({detail}); it was left untouched. "
+        "Move it aside to start fresh."
+    )
+
+
+def real_store(path: Path, reviews: int = 300) -> None:
+    with Store.open(path, memory=Memory(enable_fuzzing=False)) as store:
+        for index in range(reviews):
+            store.record(
+                f"item-with-a-longish-id-{index % 60}", Rating(1 + index % 4), T0 + timedelta(hours=index)
+            )
+    assert not Path(f"{path}-wal").exists()
+
+
+def random_bytes(path: Path) -> str:
+    path.write_bytes(random.Random(7).randbytes(8192))
+    return "not an SQLite database"
+
+
+def sqlite_header_only(path: Path) -> str:
+    path.write_bytes(b"SQLite format 3\x00" + b"\x10\x00")
+    return "truncated: the file has 18 bytes"
+
+
+def truncated_real_db(path: Path) -> str:
+    real_store(path)
+    data = path.read_bytes()
+    assert len(data) % 4096 == 0 and len(data) >= 8 * 4096
+    path.write_bytes(data[: 5 * 4096 + 100])
+    return f"truncated: the file has {5 * 4096 + 100} bytes, its header says {len(data)}"
+
+
+def foreign_db(path: Path) -> str:
+    connection = sqlite3.connect(path)
+    connection.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)")
+    connection.execute("CREATE TABLE tags (note INTEGER, tag TEXT)")
+    connection.execute("INSERT INTO notes (body) VALUES ('my thesis')")
+    connection.commit()
+    connection.close()
+    return "it is an SQLite database of another program: application_id 0, tables notes, tags"
+
+
+def foreign_app_id(path: Path) -> str:
+    connection = sqlite3.connect(path)
+    connection.execute("PRAGMA application_id = 42")
+    connection.execute("PRAGMA user_version = 1")
+    connection.commit()
+    connection.close()
+    return "it is an SQLite database of another program: application_id 42, tables none"
+
+
+def ours_missing_table(path: Path) -> str:
+    real_store(path, reviews=3)
+    connection = sqlite3.connect(path)
+    connection.execute("DROP TABLE decks")
+    connection.commit()
+    connection.close()
+    return "tables missing: decks"
+
+
+def a_directory(path: Path) -> str:
+    path.mkdir()
+    return "it is a directory"
+
+
+CASES: dict[str, Callable[[Path], str]] = {
+    "random bytes": random_bytes,
+    "header only": sqlite_header_only,
+    "truncated real db": truncated_real_db,
+    "foreign db": foreign_db,
+    "foreign application_id": foreign_app_id,
+    "ours, table missing": ours_missing_table,
+    "directory": a_directory,
+}
+
+
+def fingerprint(path: Path) -> tuple[str, list[str]]:
+    digest = "dir" if path.is_dir() else hashlib.sha256(path.read_bytes()).hexdigest()
+    return digest, sorted(os.listdir(path.parent))
+
+
+@pytest.mark.parametrize("create", [True, False])
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_unreadable_file_is_left_untouched(tmp_path: Path, case: str, create: bool) -> None:
+    path = tmp_path / "progress.sqlite3"
+    detail = CASES[case](path)
+    before = fingerprint(path)
+    with pytest.raises(StoreCorruptError) as info:
+        Store.open(path, create=create)
+    assert str(info.value) == corrupt_message(path, detail)
+    assert info.value.detail == detail
+    assert fingerprint(path) == before  # same bytes, and no -wal/-shm/-journal left behind
+
+
+def test_newer_schema_is_left_untouched(tmp_path: Path) -> None:
+    path = tmp_path / "progress.sqlite3"
+    real_store(path, reviews=5)
+    connection = sqlite3.connect(path)
+    connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    connection.commit()
+    connection.close()
+    before = fingerprint(path)
+    with pytest.raises(StoreVersionError) as info:
+        Store.open(path)
+    assert str(info.value) == (
+        f"{path} was written by a newer version of this course (schema 2, this version knows up to 1); "
+        "upgrade the course"
+    )
+    assert (info.value.found, info.value.known) == (2, 1)
+    assert fingerprint(path) == before
+
+
+def test_damaged_pages_are_reported_when_read(tmp_path: Path) -> None:
+    path = tmp_path / "progress.sqlite3"
+    real_store(path)
+    data = bytearray(path.read_bytes())
+    data[4096:] = random.Random(3).randbytes(len(data) - 4096)  # keep page 1 (header and schema) intact
+    path.write_bytes(bytes(data))
+    with Store.open(path) as store, pytest.raises(StoreCorruptError) as info:
+        store.reviews()
+    assert str(info.value) == corrupt_message(path, "database disk image is malformed")
+
+
+def test_an_empty_file_becomes_a_store(tmp_path: Path) -> None:
+    path = tmp_path / "progress.sqlite3"
+    path.touch()
+    with Store.open(path, create=False) as store:
+        store.record("q", Rating.GOOD, T0)
+        assert len(store.reviews()) == 1
+
+
+def test_an_empty_foreign_database_becomes_a_store(tmp_path: Path) -> None:
+    path = tmp_path / "progress.sqlite3"
+    sqlite3.connect(path).execute("PRAGMA user_version = 1").connection.close()
+    with Store.open(path) as store:
+        store.enroll("01", T0)
+    with Store.open(path) as store:
+        assert store.enrolled() == {"01": T0}

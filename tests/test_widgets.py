@@ -1,0 +1,456 @@
+"""The quiz and review widgets, driven through their Python API with a real store and a fixed clock."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from course.bank import Bank, load_bank
+from course.widgets import NO_PROGRESS, QuizWidget, ReviewWidget, quiz, review, to_html
+from scheduler import Rating, Store
+
+T0 = datetime(2025, 3, 10, 9, 0, tzinfo=timezone.utc)
+
+BANK = """lesson = "01"
+
+[[question]]
+id = "01-pick"
+kind = "choice"
+prompt = '''Is <script>alert(1)</script> safe when $a < b$ and a < b?'''
+explanation = '''Text is **escaped**.'''
+section = "2. Softmax"
+options = [
+  { text = "Yes, `<b>` and all", why = '''Markup would run.''' },
+  { text = "No: it is shown as text", correct = true, why = '''It is escaped.''' },
+  { text = "Only on Tuesdays", why = '''Days do not matter.''' },
+]
+
+[[question]]
+id = "01-number"
+kind = "numeric"
+prompt = '''What is $d_k$ for $d_{model} = 768$ and 12 heads?'''
+answer = 64
+tolerance = 0
+explanation = '''$768 / 12 = 64$.'''
+section = "4. Multi-head"
+
+[[question]]
+id = "01-recall"
+kind = "recall"
+prompt = '''Why divide by $\\sqrt{d_k}$?'''
+answer = '''To keep the scores' variance near 1.'''
+explanation = '''Otherwise the softmax saturates.'''
+section = "3. Scaling"
+"""
+
+OTHER = """lesson = "02"
+
+[[question]]
+id = "02-other"
+kind = "recall"
+prompt = '''Never enrolled.'''
+answer = '''Right.'''
+explanation = '''Nothing.'''
+section = "1. Start"
+"""
+
+
+class Clock:
+    """A fixed clock that moves only when told to."""
+
+    def __init__(self, now: datetime = T0) -> None:
+        self.now = now
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, **delta: float) -> None:
+        self.now += timedelta(**delta)
+
+
+@pytest.fixture
+def bank(tmp_path: Path) -> Bank:
+    directory = tmp_path / "bank"
+    directory.mkdir()
+    (directory / "01-sample.toml").write_text(BANK, encoding="utf-8")
+    (directory / "02-other.toml").write_text(OTHER, encoding="utf-8")
+    return load_bank(directory)
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    return tmp_path / "progress.sqlite3"
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+def make_quiz(bank: Bank, db: Path | Store, clock: Clock) -> QuizWidget:
+    return QuizWidget("01", bank.questions("01"), store=db, clock=clock, tz=timezone.utc)
+
+
+def make_review(bank: Bank, db: Path | Store, clock: Clock) -> ReviewWidget:
+    return ReviewWidget(bank, store=db, clock=clock, tz=timezone.utc)
+
+
+def reviews(db: Path) -> list[tuple[str, Rating, datetime, int | None]]:
+    with Store.open(db, create=False) as store:
+        return [(r.item_id, r.rating, r.reviewed_at, r.duration_ms) for r in store.reviews()]
+
+
+@pytest.fixture
+def store(db: Path) -> Iterator[Store]:
+    with Store.open(db) as opened:
+        yield opened
+
+
+# -- display ---------------------------------------------------------------------------------------------
+def test_displaying_a_quiz_records_nothing_and_creates_no_file(bank: Bank, db: Path, clock: Clock) -> None:
+    widget = make_quiz(bank, db, clock)
+    bundle = widget._repr_mimebundle_(include=None, exclude=None)
+    assert bundle == {
+        "text/plain": "Quiz for lesson 01: 3 questions. "
+        "Answer them in JupyterLab; each answer is saved to your review schedule.",
+        "application/vnd.jupyter.widget-view+json": {
+            "version_major": 2,
+            "version_minor": 0,
+            "model_id": widget.root.model_id,
+        },
+    }
+    assert repr(widget) == bundle["text/plain"]
+    assert widget.progress.value == "<b>Question 1 / 3</b>"
+    assert not db.exists()
+
+
+def test_quiz_and_review_text_of_the_shipped_course(db: Path, clock: Clock) -> None:
+    n = len(load_bank().questions("00"))
+    widget = quiz("00", store=db, clock=clock)
+    assert widget._repr_mimebundle_()["text/plain"] == (
+        f"Quiz for lesson 00: {n} questions. "
+        "Answer them in JupyterLab; each answer is saved to your review schedule."
+    )
+    session = review(store=db, clock=clock)
+    assert session._repr_mimebundle_()["text/plain"] == (
+        "Review of the questions due from your enrolled lessons. "
+        "Answer them in JupyterLab; each answer updates your review schedule."
+    )
+    assert not db.exists()
+
+
+def test_clock_must_be_aware(bank: Bank, db: Path) -> None:
+    with pytest.raises(ValueError, match=r"^clock\(\) must return a timezone-aware datetime, got datetime"):
+        make_quiz(bank, db, lambda: datetime(2025, 1, 1))  # type: ignore[arg-type]
+
+
+# -- choice ----------------------------------------------------------------------------------------------
+def test_wrong_choice_saves_again_at_check_time_with_its_duration(bank: Bank, db: Path, clock: Clock) -> None:
+    widget = make_quiz(bank, db, clock)
+    clock.advance(seconds=7.25)
+    widget.option_buttons[0].click()
+    assert reviews(db) == [("01-pick", Rating.AGAIN, T0 + timedelta(seconds=7.25), 7250)]
+    with Store.open(db, create=False) as store:
+        assert store.enrolled() == {"01": T0 + timedelta(seconds=7.25)}
+    feedback = widget.feedback.value
+    assert feedback.startswith("<b>✗ Not quite.</b> The answer is B.<ul>")
+    for why in ("Markup would run.", "It is escaped.", "Days do not matter."):
+        assert why in feedback
+    assert (
+        "✗ <b>A.</b> Yes, <code>&lt;b&gt;</code> and all <i>(your answer)</i>: Markup would run." in feedback
+    )
+    assert "✓ <b>B.</b> No: it is shown as text <i>(the right answer)</i>: It is escaped." in feedback
+    assert "<p><i>See: lesson 01 (Similarity and softmax), section “2. Softmax”.</i></p>" in feedback
+    assert widget.notice.value == "<p>Saved: Again. It comes back in 1m.</p>"
+    assert all(button.disabled for button in widget.option_buttons)
+    clock.advance(seconds=30)
+    widget.next_button.click()  # saves nothing more
+    assert len(reviews(db)) == 1
+    assert widget.question is not None and widget.question.id == "01-number"
+    assert widget.progress.value == "<b>Question 2 / 3</b>"
+
+
+def test_right_choice_is_saved_as_good_on_next(bank: Bank, db: Path, clock: Clock) -> None:
+    widget = make_quiz(bank, db, clock)
+    clock.advance(seconds=3)
+    widget.option_buttons[1].click()
+    assert not db.exists()  # nothing is saved until the rating is final
+    assert widget.feedback.value.startswith("<b>✓ Right.</b><ul>")
+    assert widget.rating_choice is not None
+    assert widget.rating_choice.value == Rating.GOOD
+    assert [label for label, _ in widget.rating_choice.options] == ["Hard (6m)", "Good (10m)", "Easy (8d)"]
+    assert widget.next_button.description == "Next"
+    clock.advance(seconds=20)  # reading the explanation does not count
+    widget.next_button.click()
+    assert reviews(db) == [("01-pick", Rating.GOOD, T0 + timedelta(seconds=3), 3000)]
+    assert widget.notice.value == "<p><i>Previous question: Saved: Good. It comes back in 10m.</i></p>"
+
+
+@pytest.mark.parametrize("rating", [Rating.HARD, Rating.EASY])
+def test_right_choice_can_be_saved_as_hard_or_easy(
+    bank: Bank, db: Path, clock: Clock, rating: Rating
+) -> None:
+    widget = make_quiz(bank, db, clock)
+    widget.option_buttons[1].click()
+    assert widget.rating_choice is not None
+    widget.rating_choice.value = rating
+    widget.next_button.click()
+    widget.next_button.click()  # a second click on the next question's hidden button does nothing
+    assert reviews(db) == [("01-pick", rating, T0, 0)]
+
+
+# -- numeric ---------------------------------------------------------------------------------------------
+def test_numeric_answers(bank: Bank, db: Path, clock: Clock) -> None:
+    widget = make_quiz(bank, db, clock)
+    widget.option_buttons[1].click()
+    widget.next_button.click()
+    assert widget.number_input is not None and widget.check_button is not None
+    widget.check_button.click()
+    assert widget.notice.value == "<p>✗ Nothing typed: type a number, e.g. 64 or 0.125.</p>"
+    widget.number_input.value = "sixty <four>"
+    widget.check_button.click()
+    assert widget.notice.value == "<p>✗ &#x27;sixty &lt;four&gt;&#x27;: type a number, e.g. 64 or 0.125.</p>"
+    assert len(reviews(db)) == 1
+    clock.advance(seconds=12)
+    widget.number_input.value = " 60 "
+    widget.check_button.click()
+    assert widget.feedback.value.startswith("<p><b>✗ Not quite.</b> You answered 60; the answer is 64.</p>")
+    assert reviews(db)[1] == ("01-number", Rating.AGAIN, T0 + timedelta(seconds=12), 12000)
+
+
+def test_right_numeric_answer(bank: Bank, db: Path, clock: Clock) -> None:
+    widget = make_quiz(bank, db, clock)
+    widget.index = 1
+    widget._show_current()
+    assert widget.number_input is not None and widget.check_button is not None
+    widget.number_input.value = "64"
+    widget.check_button.click()
+    assert widget.feedback.value.startswith("<p><b>✓ Right:</b> 64.</p>")
+    widget.next_button.click()
+    assert reviews(db) == [("01-number", Rating.GOOD, T0, 0)]
+
+
+# -- recall ----------------------------------------------------------------------------------------------
+def test_recall_shows_the_answer_then_four_labelled_ratings(bank: Bank, db: Path, clock: Clock) -> None:
+    widget = make_quiz(bank, db, clock)
+    widget.index = 2
+    widget._show_current()
+    assert widget.show_button is not None
+    assert widget.show_button.description == "Show answer"
+    assert widget.rating_buttons == {}
+    clock.advance(seconds=4)
+    widget.show_button.click()
+    assert not db.exists()
+    assert widget.feedback.value.startswith(
+        "<p><b>Answer:</b></p><p>To keep the scores' variance near 1.</p>"
+    )
+    labels = {rating: button.description for rating, button in widget.rating_buttons.items()}
+    assert labels == {
+        Rating.AGAIN: "Again (1m)",
+        Rating.HARD: "Hard (6m)",
+        Rating.GOOD: "Good (10m)",
+        Rating.EASY: "Easy (8d)",
+    }
+    assert widget.rating_buttons[Rating.HARD].tooltip == (
+        "Hard: you remembered it, with effort; it comes back in 6m"
+    )
+    hint = widget.rating_area.children[0].value
+    assert "<b>Hard</b>: you remembered it, with effort (it still counts as remembered)" in hint
+    clock.advance(seconds=10)
+    widget.rating_buttons[Rating.HARD].click()
+    assert reviews(db) == [("01-recall", Rating.HARD, T0 + timedelta(seconds=4), 4000)]
+    assert widget.question is None  # the last question: the summary is shown
+    assert widget.progress.value == "<b>Done: 3 / 3</b>"
+
+
+# -- summary, practice -----------------------------------------------------------------------------------
+def answer_all(widget: QuizWidget, *, right: bool = True) -> None:
+    widget.option_buttons[1 if right else 0].click()
+    widget.next_button.click()
+    assert widget.number_input is not None and widget.check_button is not None
+    widget.number_input.value = "64" if right else "1"
+    widget.check_button.click()
+    widget.next_button.click()
+    assert widget.show_button is not None
+    widget.show_button.click()
+    widget.rating_buttons[Rating.GOOD if right else Rating.AGAIN].click()
+
+
+def test_summary_after_the_last_question(bank: Bank, db: Path, clock: Clock) -> None:
+    widget = make_quiz(bank, db, clock)
+    widget.option_buttons[0].click()
+    widget.next_button.click()
+    assert widget.number_input is not None and widget.check_button is not None
+    widget.number_input.value = "64"
+    widget.check_button.click()
+    widget.next_button.click()
+    assert widget.show_button is not None
+    widget.show_button.click()
+    widget.rating_buttons[Rating.GOOD].click()
+    assert widget.prompt.value == (
+        "<p><b>2 of 3 right.</b></p>"
+        "<p>Next review of this lesson: in 1m (2025-03-10 09:01), in the review notebook.</p>"
+    )
+    assert [rating for _, rating in widget.results] == [Rating.AGAIN, Rating.GOOD, Rating.GOOD]
+
+
+def test_already_scheduled_question_is_saved_as_practice(bank: Bank, db: Path, clock: Clock) -> None:
+    answer_all(make_quiz(bank, db, clock))
+    assert len(reviews(db)) == 3
+    clock.advance(minutes=2)  # all three are due in 10 minutes
+    again = make_quiz(bank, db, clock)
+    again.option_buttons[1].click()
+    assert again.rating_choice is not None
+    assert [label for label, _ in again.rating_choice.options] == ["Hard", "Good", "Easy"]
+    again.next_button.click()
+    assert again.notice.value == (
+        "<p><i>Previous question: Saved as practice (Good): this question is already scheduled, "
+        "next review in 8m (2025-03-10 09:10); practice leaves its schedule unchanged.</i></p>"
+    )
+    assert len(reviews(db)) == 3
+    with Store.open(db, create=False) as store:
+        crams = store.cram_reviews()
+    assert [(r.item_id, r.rating, r.reviewed_at) for r in crams] == [("01-pick", Rating.GOOD, clock.now)]
+
+
+def test_due_question_answered_in_a_quiz_is_a_real_review(bank: Bank, db: Path, clock: Clock) -> None:
+    answer_all(make_quiz(bank, db, clock))
+    clock.advance(minutes=11)
+    again = make_quiz(bank, db, clock)
+    again.option_buttons[1].click()
+    again.next_button.click()
+    assert len(reviews(db)) == 4
+    assert again.notice.value == "<p><i>Previous question: Saved: Good. It comes back in 2d.</i></p>"
+
+
+# -- review ----------------------------------------------------------------------------------------------
+def test_review_without_a_database_says_so_and_creates_nothing(bank: Bank, db: Path, clock: Clock) -> None:
+    widget = make_review(bank, db, clock)
+    assert widget.prompt.value == f"<p>{NO_PROGRESS}</p>"
+    assert NO_PROGRESS == "No progress yet: answer a lesson's quiz first."
+    assert widget.answer_area.children == (widget.refresh_button,)
+    assert not db.exists()
+
+
+def test_review_with_nothing_due(bank: Bank, db: Path, clock: Clock) -> None:
+    answer_all(make_quiz(bank, db, clock))
+    clock.advance(minutes=1)
+    widget = make_review(bank, db, clock)
+    assert widget.prompt.value == (
+        "<p>Nothing is due right now.</p><p>Next review: in 9m (2025-03-10 09:10).</p>"
+    )
+
+
+def test_again_comes_back_before_the_end_of_the_review(bank: Bank, db: Path, clock: Clock) -> None:
+    answer_all(make_quiz(bank, db, clock))
+    clock.advance(days=1)
+    widget = make_review(bank, db, clock)
+    assert widget.progress.value == "<b>3 left</b> (this session: 3 due, 0 new; 0 answered)"
+    served = []
+    while widget.question is not None:
+        question = widget.question
+        served.append(question.id)
+        clock.advance(seconds=5)
+        forget = question.id == "01-pick" and served.count("01-pick") == 1
+        if question.kind == "choice":
+            widget.option_buttons[0 if forget else 1].click()
+            widget.next_button.click()
+        elif question.kind == "numeric":
+            assert widget.number_input is not None and widget.check_button is not None
+            widget.number_input.value = "64"
+            widget.check_button.click()
+            widget.next_button.click()
+        else:
+            assert widget.show_button is not None
+            widget.show_button.click()
+            widget.rating_buttons[Rating.GOOD].click()
+        assert len(served) < 10
+    assert served == ["01-pick", "01-number", "01-recall", "01-pick"]
+    assert [r[1] for r in reviews(db)[3:]] == [Rating.AGAIN, Rating.GOOD, Rating.GOOD, Rating.GOOD]
+    assert widget.progress.value == "<b>Session done: 4 answers</b>"
+    assert widget.prompt.value.startswith("<p><b>3 of 4 remembered.</b></p><p>Next review: in ")
+
+
+def test_review_check_again_picks_up_new_answers(bank: Bank, db: Path, clock: Clock, store: Store) -> None:
+    widget = make_review(bank, store, clock)
+    assert widget.prompt.value == f"<p>{NO_PROGRESS}</p>"
+    store.enroll("01", T0)
+    widget.refresh_button.click()
+    assert widget.progress.value == "<b>3 left</b> (this session: 0 due, 3 new; 0 answered)"
+
+
+# -- errors ----------------------------------------------------------------------------------------------
+def test_corrupt_database_shows_a_message_and_is_left_untouched(bank: Bank, db: Path, clock: Clock) -> None:
+    garbage = b"this is not a database\n" * 200
+    db.write_bytes(garbage)
+    widget = make_quiz(bank, db, clock)
+    widget.option_buttons[0].click()
+    assert widget.notice.value.startswith("<p><b>✗ Progress database problem:</b> ")
+    assert "is not a readable progress database" in widget.notice.value
+    assert widget.notice.value.endswith("Nothing was saved; press the button again once it is fixed.</p>")
+    widget.next_button.click()  # retries, fails again, stays on the question
+    assert widget.question is not None and widget.question.id == "01-pick"
+    assert db.read_bytes() == garbage
+
+    session = make_review(bank, db, clock)
+    assert session.prompt.value.startswith("<p><b>✗ Progress database problem:</b> ")
+    assert "it was left untouched" in session.prompt.value
+    assert db.read_bytes() == garbage
+    assert sorted(p.name for p in db.parent.iterdir()) == ["bank", "progress.sqlite3"]
+
+
+def test_locked_database_shows_a_message_and_the_answer_can_be_retried(
+    bank: Bank, db: Path, clock: Clock
+) -> None:
+    answer_all(make_quiz(bank, db, clock))
+    clock.advance(days=1)
+    with Store.open(db, busy_timeout_ms=50) as store:
+        widget = make_review(bank, store, clock)
+        question = widget.question
+        assert question is not None and question.id == "01-pick"
+        other = sqlite3.connect(db, isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")  # another program holds the write lock
+        widget.option_buttons[0].click()
+        assert widget.notice.value == (
+            f"<p><b>✗ Progress database problem:</b> {db} is locked by another program (waited 0.05 s); "
+            "close other kernels or terminals using it and try again. "
+            "Nothing was saved; press the button again once it is fixed.</p>"
+        )
+        other.execute("ROLLBACK")
+        other.close()
+        widget.next_button.click()  # saves the Again now, then moves on
+        assert widget.question is not None and widget.question.id == "01-number"
+        assert reviews(db)[-1] == ("01-pick", Rating.AGAIN, clock.now, 0)
+
+
+# -- rendering -------------------------------------------------------------------------------------------
+def test_prompt_is_escaped_and_math_kept(bank: Bank, db: Path, clock: Clock) -> None:
+    widget = make_quiz(bank, db, clock)
+    assert widget.prompt.value == (
+        "<p>Is &lt;script&gt;alert(1)&lt;/script&gt; safe when $a &lt; b$ and a &lt; b?</p>"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("a < b & c > d", "<p>a &lt; b &amp; c &gt; d</p>"),
+        ('<img src=x onerror="alert(1)">', '<p>&lt;img src=x onerror="alert(1)"&gt;</p>'),
+        (r"$\sqrt{d_k}$ and $$\frac{a_1}{b_2}$$", r"<p>$\sqrt{d_k}$ and $$\frac{a_1}{b_2}$$</p>"),
+        ("$a*b*c$ and *x* and **y**", "<p>$a*b*c$ and <em>x</em> and <strong>y</strong></p>"),
+        ("`x<y` and `**not bold**`", "<p><code>x&lt;y</code> and <code>**not bold**</code></p>"),
+        ("d_k_and 2*3*4", "<p>d_k_and 2*3*4</p>"),
+        (r"costs \$5", r"<p>costs \$5</p>"),
+        ("one\ntwo\n\nthree", "<p>one two</p>\n<p>three</p>"),
+        ("- a\n- *b*\n  more", "<ul><li>a</li><li><em>b</em> more</li></ul>"),
+        ("1. a\n2. b", "<ol><li>a</li><li>b</li></ol>"),
+        ("```python\nif a < b:\n\n    pass\n```", "<pre><code>if a &lt; b:\n\n    pass</code></pre>"),
+        ("a \x00 b", "<p>a  b</p>"),
+    ],
+)
+def test_markdown_subset(text: str, expected: str) -> None:
+    assert to_html(text) == expected

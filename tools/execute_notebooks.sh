@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Re-run notebooks top to bottom in fresh kernels and store their outputs (what nbval then compares).
+# Usage: tools/execute_notebooks.sh [NOTEBOOK ...]   (default: every notebook under notebooks/)
+# Same settings as the tests: one thread for reproducible floats, and a throw-away progress database so that
+# executing a quiz or review cell never touches your own progress.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+export COURSE_DB="$scratch/progress.sqlite3"
+if [ $# -eq 0 ]; then set -- notebooks/*.ipynb; fi
+for nb in "$@"; do
+  echo "== $nb"
+  (cd "$(dirname "$nb")" && jupyter nbconvert --to notebook --execute --inplace \
+    --ExecutePreprocessor.kernel_name=python3 \
+    --ExecutePreprocessor.store_widget_state=False \
+    --ExecutePreprocessor.record_timing=False \
+    "$(basename "$nb")")
+done
