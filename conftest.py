@@ -7,7 +7,9 @@ Runs before any test module and before nbval starts a kernel, so these settings 
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -15,4 +17,5 @@ for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
     os.environ[_var] = "1"
 
 _SCRATCH = Path(tempfile.mkdtemp(prefix="attention-course-tests-"))
+atexit.register(shutil.rmtree, _SCRATCH, ignore_errors=True)
 os.environ["COURSE_DB"] = str(_SCRATCH / "progress.sqlite3")

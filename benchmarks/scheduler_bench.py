@@ -174,7 +174,7 @@ def main() -> None:
         size = sum(p.stat().st_size for p in Path(directory).iterdir())
         print(f"due queue at {NOW:%Y-%m-%d %H:%M} UTC: {length} items (default limits)")
         print()
-        print(f"{'measure':44} {'measured':>10} {'target':>10} {'ratio':>7}")
+        print(f"{'measure':48} {'measured':>10} {'target':>10} {'ratio':>7}")
         rows = [
             ("open store + due queue (median of 7)", statistics.median(opened) * 1000, 100.0, "ms"),
             ("open store + due queue (first run)", opened[0] * 1000, 100.0, "ms"),
@@ -193,8 +193,8 @@ def main() -> None:
             ),
         ]
         for name, value, target, unit in rows:
-            print(f"{name:44} {value:7.2f} {unit} {target:7.0f} {unit} {value / target:7.2f}")
-        print(f"{'size on disk (db + wal + shm)':44} {size / 1e6:7.1f} MB {'-':>10} {'-':>7}")
+            print(f"{name:48} {value:7.2f} {unit} {target:7.0f} {unit} {value / target:7.2f}")
+        print(f"{'size on disk (db + wal + shm)':48} {size / 1e6:7.1f} MB {'-':>10} {'-':>7}")
 
 
 if __name__ == "__main__":

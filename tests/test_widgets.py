@@ -304,6 +304,10 @@ def test_already_scheduled_question_is_saved_as_practice(bank: Bank, db: Path, c
     clock.advance(minutes=2)  # all three are due in 10 minutes
     again = make_quiz(bank, db, clock)
     again.option_buttons[1].click()
+    assert again.notice.value == (
+        "<p>Practice: this question is already scheduled, next review in 8m (2025-03-10 09:10); "
+        "your answer is saved as practice and leaves its schedule unchanged.</p>"
+    )
     assert again.rating_choice is not None
     assert [label for label, _ in again.rating_choice.options] == ["Hard", "Good", "Easy"]
     again.next_button.click()
@@ -349,7 +353,9 @@ def test_again_comes_back_before_the_end_of_the_review(bank: Bank, db: Path, clo
     answer_all(make_quiz(bank, db, clock))
     clock.advance(days=1)
     widget = make_review(bank, db, clock)
-    assert widget.progress.value == "<b>3 left</b> (this session: 3 due, 0 new; 0 answered)"
+    assert widget.progress.value == (
+        "<b>3 left</b> (this session: 3 due, 0 new; 0 answered). From lesson 01, Similarity and softmax."
+    )
     served = []
     while widget.question is not None:
         question = widget.question
@@ -380,7 +386,9 @@ def test_review_check_again_picks_up_new_answers(bank: Bank, db: Path, clock: Cl
     assert widget.prompt.value == f"<p>{NO_PROGRESS}</p>"
     store.enroll("01", T0)
     widget.refresh_button.click()
-    assert widget.progress.value == "<b>3 left</b> (this session: 0 due, 3 new; 0 answered)"
+    assert widget.progress.value == (
+        "<b>3 left</b> (this session: 0 due, 3 new; 0 answered). From lesson 01, Similarity and softmax."
+    )
 
 
 # -- errors ----------------------------------------------------------------------------------------------

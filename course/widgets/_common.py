@@ -360,9 +360,8 @@ class QuestionPanel:
             return
         self.answered_at = self._now()
         self._disable_answer()
-        self.feedback.value = f"<p><b>Answer:</b></p>{to_html(str(question.answer))}" + self._explanation(
-            question
-        )
+        answer = to_html(str(question.answer))
+        self.feedback.value = f"<p><b>Answer:</b></p>{answer}{self._explanation(question)}"
         intervals = self._safe_intervals(question, self.answered_at)
         for rating in Rating:
             button = widgets.Button(

@@ -95,8 +95,13 @@ class QuizWidget(QuestionPanel):
             return Memory().preview(None, question.id, at)
         with self.source.open(create=False) as store:
             card = store.card(question.id)
-            if card is not None and card.due > at:
-                return None  # practice: the rating changes nothing, so there is no interval to show
+            if card is not None and card.due > at:  # practice: no interval to show, the schedule stays
+                due = when(card.due, at, self.tz)
+                self.notice.value = (
+                    f"<p>Practice: this question is already scheduled, next review {due}; "
+                    "your answer is saved as practice and leaves its schedule unchanged.</p>"
+                )
+                return None
             return store.memory.preview(card, question.id, at)
 
     def _save(self, question: Question, rating: Rating, at: datetime, duration: int) -> str:

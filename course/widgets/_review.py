@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import html
 from datetime import datetime, timedelta, tzinfo
 from typing import Any
 
 import ipywidgets as widgets
 
 from course.bank import Bank, Question
+from course.lessons import LESSONS
 from course.widgets._common import (
     NAMES,
     Clock,
@@ -19,6 +21,7 @@ from course.widgets._common import (
     when,
 )
 from scheduler import (
+    Item,
     Limits,
     Rating,
     Session,
@@ -67,7 +70,7 @@ class ReviewWidget(QuestionPanel):
         self.due_count = 0
         self.new_count = 0
         self._store: Store | None = None
-        self._item: Any = None
+        self._item: Item | None = None
         self.refresh_button = widgets.Button(
             description="Check again",
             tooltip="Look again for questions that are due",
@@ -142,28 +145,25 @@ class ReviewWidget(QuestionPanel):
             self._finish()
             return
         self._item = item
-        self._update_progress(session)
         question = self.bank[item.id]
-        self._show(question)
-
-    def _update_progress(self, session: Session) -> None:
+        lesson = f"{question.lesson}, {LESSONS.get(question.lesson, (question.lesson, ''))[0]}"
         self.progress.value = (
             f"<b>{session.remaining} left</b> (this session: {self.due_count} due, {self.new_count} new; "
-            f"{len(self.results)} answered)"
+            f"{len(self.results)} answered). From lesson {html.escape(lesson)}."
         )
+        self._show(question)
 
     def _intervals(self, question: Question, at: datetime) -> dict[Rating, timedelta] | None:
-        assert self.session is not None
+        assert self.session is not None and self._item is not None
         return self.session.intervals(self._item, at)
 
     def _save(self, question: Question, rating: Rating, at: datetime, duration: int) -> str:
-        assert self.session is not None
+        assert self.session is not None and self._item is not None
         review = self.session.answer(self._item, rating, at, duration)
         if rating == Rating.AGAIN:
             note = f"Saved: {NAMES[rating]}. It comes back later in this session."
         else:
             note = f"Saved: {NAMES[rating]}. It comes back in {format_interval(review.due - at)}."
-        self._update_progress(self.session)
         return note
 
     def _finish(self) -> None:
