@@ -38,6 +38,7 @@ __all__ = [
     "CheckResult",
     "check_attention",
     "check_causal_mask",
+    "check_contextualize",
     "check_dot",
     "check_masked_attention",
     "check_merge_heads",
@@ -419,6 +420,39 @@ def check_softmax(fn: Callable[[NDArray[Any]], Any]) -> CheckResult:
                 np.array([[0.0, 1.0, 2.0], [-1000.0, -999.0, -998.0]]),
                 _STABLE_HINT,
             ),
+        ],
+    )
+
+
+def check_contextualize(fn: Callable[[NDArray[Any], NDArray[Any]], Any]) -> CheckResult:
+    """Check ``fn(query, vectors)``: softmax of the dot-product scores ``vectors @ query``, then the weighted
+    average of the rows of ``vectors``; query (d,), vectors (T, d), result (d,). Attention for one query,
+    without scaling, with keys and values both equal to ``vectors``."""
+    rng = np.random.default_rng(11)
+
+    def case(name: str, query: NDArray[Any], vectors: NDArray[Any]) -> _Case:
+        weights = softmax(vectors @ query)  # (T,)
+        mistakes = (
+            (vectors.mean(axis=0), "that is the plain mean; weight each row by the softmax of its score"),
+            (
+                (vectors @ query) @ vectors,
+                "the raw scores were used as weights; apply the softmax to them first",
+            ),
+            (weights, "these are the weights; return the weighted average of the rows, weights @ vectors"),
+        )
+        return _Case(
+            name, (query, vectors), weights @ vectors, mistakes=mistakes, nonfinite_hint=_STABLE_HINT
+        )
+
+    return _run(
+        "contextualize",
+        fn,
+        [
+            case("3 vectors of size 2", np.array([1.0, 0.0]), np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])),
+            case("one vector", np.array([1.0, -2.0]), np.array([[3.0, 4.0]])),
+            case("a zero query: equal scores", np.zeros(3), rng.normal(size=(4, 3))),
+            case("scores above 1000", np.full(2, 30.0), np.array([[30.0, 30.0], [29.0, 30.0], [0.0, 1.0]])),
+            case("6 random vectors of size 4", rng.normal(size=4), rng.normal(size=(6, 4))),
         ],
     )
 

@@ -22,6 +22,7 @@ from course.checkers import (
     CheckResult,
     check_attention,
     check_causal_mask,
+    check_contextualize,
     check_dot,
     check_masked_attention,
     check_merge_heads,
@@ -46,6 +47,18 @@ def dot_no_sum(u, v):
 
 def dot_adds(u, v):
     return float(np.sum(u + v))
+
+
+def contextualize_reference(query, vectors):
+    return softmax(vectors @ query) @ vectors
+
+
+def contextualize_plain_mean(query, vectors):
+    return vectors.mean(axis=0)
+
+
+def contextualize_returns_weights(query, vectors):
+    return softmax(vectors @ query)
 
 
 def weighted_average_loop(vectors, weights):
@@ -227,6 +240,24 @@ def padding_off_by_one(lengths, t):
 
 
 WRONG = [
+    pytest.param(
+        check_contextualize,
+        contextualize_plain_mean,
+        (
+            "✗ contextualize, case 1 of 5 (3 vectors of size 2): output[0] is 0.666667, expected 0.844638; "
+            "that is the plain mean; weight each row by the softmax of its score."
+        ),
+        id="contextualize_plain_mean",
+    ),
+    pytest.param(
+        check_contextualize,
+        contextualize_returns_weights,
+        (
+            "✗ contextualize, case 1 of 5 (3 vectors of size 2): the output has shape (3,), expected (2,); "
+            "these are the weights; return the weighted average of the rows, weights @ vectors."
+        ),
+        id="contextualize_returns_weights",
+    ),
     pytest.param(
         check_dot,
         dot_no_sum,
@@ -628,6 +659,7 @@ WRONG = [
 
 
 RIGHT = [
+    (check_contextualize, contextualize_reference, "✓ contextualize: all 5 cases pass."),
     (check_dot, dot_loop, "✓ dot: all 4 cases pass."),
     (check_weighted_average, weighted_average_loop, "✓ weighted_average: all 4 cases pass."),
     (check_softmax, softmax, "✓ softmax: all 8 cases pass."),
