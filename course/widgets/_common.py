@@ -163,7 +163,11 @@ class QuestionPanel:
     note for the learner) and `_advance` (show the next question or the end).
     """
 
-    def __init__(self, clock: Clock | None, tz: tzinfo) -> None:
+    def __init__(self, clock: Clock | None, tz: tzinfo | None) -> None:
+        if tz is None:
+            from course.progress import local_tz
+
+            tz = local_tz()
         self._clock: Clock = clock if clock is not None else real_clock
         self.tz = tz
         self.title = widgets.HTML()

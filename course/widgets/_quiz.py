@@ -41,10 +41,6 @@ class QuizWidget(QuestionPanel):
         clock: Clock | None = None,
         tz: tzinfo | None = None,
     ) -> None:
-        if tz is None:
-            from course.progress import local_tz
-
-            tz = local_tz()
         super().__init__(clock, tz)
         self.lesson = lesson
         self.questions = tuple(questions)

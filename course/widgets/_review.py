@@ -57,10 +57,6 @@ class ReviewWidget(QuestionPanel):
         limits: Limits | None = None,
         tz: tzinfo | None = None,
     ) -> None:
-        if tz is None:
-            from course.progress import local_tz
-
-            tz = local_tz()
         super().__init__(clock, tz)
         self.bank = bank
         self.items = bank.items()
