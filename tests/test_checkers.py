@@ -15,6 +15,7 @@ from course.attention import (
     padding_mask,
     scaled_dot_product_attention,
     self_attention,
+    sinusoidal_positions,
     softmax,
     split_heads,
 )
@@ -28,6 +29,8 @@ from course.checkers import (
     check_merge_heads,
     check_multi_head,
     check_padding_mask,
+    check_permutation_test,
+    check_positional_encoding,
     check_self_attention,
     check_softmax,
     check_split_heads,
@@ -237,6 +240,53 @@ def padding_inverted(lengths, t):
 
 def padding_off_by_one(lengths, t):
     return np.arange(t)[None, :] <= np.asarray(lengths)[:, None]
+
+
+def positional_encoding(t, d_model):
+    angle = np.arange(t)[:, None] / 10000 ** (np.arange(0, d_model, 2)[None, :] / d_model)
+    pe = np.zeros((t, d_model))
+    pe[:, 0::2] = np.sin(angle)
+    pe[:, 1::2] = np.cos(angle)
+    return pe
+
+
+def positional_sin_cos_swapped(t, d_model):
+    angle = np.arange(t)[:, None] / 10000 ** (np.arange(0, d_model, 2)[None, :] / d_model)
+    pe = np.zeros((t, d_model))
+    pe[:, 0::2] = np.cos(angle)
+    pe[:, 1::2] = np.sin(angle)
+    return pe
+
+
+def positional_column_exponent(t, d_model):
+    j = np.arange(d_model)[None, :]
+    angle = np.arange(t)[:, None] / 10000 ** (j / d_model)  # exponent j/d_model instead of 2i/d_model
+    return np.where(j % 2 == 0, np.sin(angle), np.cos(angle))
+
+
+def positional_halves(t, d_model):
+    angle = np.arange(t)[:, None] / 10000 ** (np.arange(0, d_model, 2)[None, :] / d_model)
+    return np.concatenate([np.sin(angle), np.cos(angle)], axis=1)
+
+
+def permutation_reference(layer, x, perm):
+    return bool(np.allclose(layer(x[perm]), layer(x)[perm]))
+
+
+def permutation_output_not_permuted(layer, x, perm):
+    return np.allclose(layer(x[perm]), layer(x))
+
+
+def permutation_inverse(layer, x, perm):
+    return np.allclose(layer(x[perm]), layer(x)[np.argsort(perm)])
+
+
+def permutation_elementwise(layer, x, perm):
+    return np.isclose(layer(x[perm]), layer(x)[perm])
+
+
+def permutation_always_true(layer, x, perm):
+    return True
 
 
 WRONG = [
@@ -655,6 +705,72 @@ WRONG = [
         ),
         id="padding_off_by_one",
     ),
+    pytest.param(
+        check_positional_encoding,
+        positional_sin_cos_swapped,
+        (
+            "✗ positional encoding, case 1 of 3 (t = 4, d_model = 6): output[0, 0] is 1, expected 0; it "
+            "matches sine and cosine swapped; the sine goes in the even columns 2i, the cosine in the odd "
+            "columns 2i + 1."
+        ),
+        id="positional_sin_cos_swapped",
+    ),
+    pytest.param(
+        check_positional_encoding,
+        positional_column_exponent,
+        (
+            "✗ positional encoding, case 1 of 3 (t = 4, d_model = 6): output[1, 1] is 0.976882, expected "
+            "0.540302; it matches the exponent j/d_model in column j; both columns of pair i use the same "
+            "angle, pos / 10000^(2i/d_model)."
+        ),
+        id="positional_column_exponent",
+    ),
+    pytest.param(
+        check_positional_encoding,
+        positional_halves,
+        (
+            "✗ positional encoding, case 1 of 3 (t = 4, d_model = 6): output[0, 1] is 0, expected 1; it "
+            "matches all the sines first, then all the cosines; interleave them, the sine of pair i in "
+            "column 2i and its cosine in column 2i + 1."
+        ),
+        id="positional_halves",
+    ),
+    pytest.param(
+        check_permutation_test,
+        permutation_output_not_permuted,
+        (
+            "✗ permutation test, case 1 of 4 (self-attention): your function returned False, expected "
+            "True; compare layer(x[perm]) with layer(x)[perm] using np.allclose."
+        ),
+        id="permutation_output_not_permuted",
+    ),
+    pytest.param(
+        check_permutation_test,
+        permutation_inverse,
+        (
+            "✗ permutation test, case 1 of 4 (self-attention): your function returned False, expected "
+            "True; compare layer(x[perm]) with layer(x)[perm] using np.allclose."
+        ),
+        id="permutation_inverse",
+    ),
+    pytest.param(
+        check_permutation_test,
+        permutation_elementwise,
+        (
+            "✗ permutation test, case 1 of 4 (self-attention): your function returned an array of shape "
+            "(5, 4), expected True or False (np.allclose compares whole arrays and gives one bool)."
+        ),
+        id="permutation_elementwise",
+    ),
+    pytest.param(
+        check_permutation_test,
+        permutation_always_true,
+        (
+            "✗ permutation test, case 3 of 4 (self-attention after adding positions): your function "
+            "returned True, expected False."
+        ),
+        id="permutation_always_true",
+    ),
 ]
 
 
@@ -679,6 +795,9 @@ RIGHT = [
     (check_multi_head, output_only(multi_head_attention), "✓ multi-head attention: all 6 cases pass."),
     (check_causal_mask, causal_mask, "✓ causal mask: all 3 cases pass."),
     (check_padding_mask, padding_mask, "✓ padding mask: all 3 cases pass."),
+    (check_positional_encoding, positional_encoding, "✓ positional encoding: all 3 cases pass."),
+    (check_positional_encoding, sinusoidal_positions, "✓ positional encoding: all 3 cases pass."),
+    (check_permutation_test, permutation_reference, "✓ permutation test: all 4 cases pass."),
 ]
 
 
@@ -786,3 +905,19 @@ def test_check_result_is_quiet_in_a_notebook(capsys):
     result = check_causal_mask(causal_mask)
     assert bool(result) is True
     assert DisplayFormatter().format(result) == ({}, {})  # the printed sentence is the only output
+
+
+def test_permutation_test_answers_of_the_wrong_kind(capsys):
+    assert check_permutation_test(lambda layer, x, perm: None).message == (
+        "✗ permutation test, case 1 of 4 (self-attention): your function returned None instead of True or "
+        "False (is a return statement missing?)."
+    )
+    assert check_permutation_test(lambda layer, x, perm: 1).message == (
+        "✗ permutation test, case 1 of 4 (self-attention): expected True or False, got int."
+    )
+    assert check_permutation_test(lambda layer, x, perm: 1 / 0).message == (
+        "✗ permutation test, case 1 of 4 (self-attention): your function raised ZeroDivisionError: "
+        "division by zero."
+    )
+    # np.allclose's numpy bool is accepted, and so is a learner's perm given as a list
+    assert check_permutation_test(lambda layer, x, perm: np.allclose(layer(x)[perm], layer(x[list(perm)]))).ok
