@@ -85,7 +85,11 @@ def attention_heatmap(
             f"got {len(query_labels)} query labels and {len(key_labels)} key labels "
             f"for weights of shape {w.shape}"
         )
-    fig, ax = _new_axes(ax, (max(6.0, 0.9 * t_k + 3.0), max(4.5, 0.8 * t_q + 2.0)))
+    # Room for long labels: the query labels widen the figure, rotated key labels make it taller.
+    long_queries = max(0, max(map(len, query_labels), default=0) - 6)
+    long_keys = max(0, max(map(len, key_labels), default=0) - 6)
+    size = (max(6.0, 0.9 * t_k + 3.0) + 0.15 * long_queries, max(4.5, 0.8 * t_q + 2.0) + 0.1 * long_keys)
+    fig, ax = _new_axes(ax, size)
     image = ax.imshow(w, cmap=HEATMAP_CMAP, vmin=0.0, vmax=1.0)
     ax.set_xticks(range(t_k), key_labels, rotation=45 if max(map(len, key_labels), default=0) > 3 else 0)
     ax.set_yticks(range(t_q), query_labels)
