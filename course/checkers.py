@@ -38,6 +38,7 @@ from course.attention import (
 
 __all__ = [
     "CheckResult",
+    "check_attend_one",
     "check_attention",
     "check_causal_mask",
     "check_contextualize",
@@ -50,6 +51,7 @@ __all__ = [
     "check_positional_encoding",
     "check_self_attention",
     "check_softmax",
+    "check_softmax_jacobian",
     "check_split_heads",
     "check_weighted_average",
 ]
@@ -80,7 +82,7 @@ class _Case:
     ``allowed`` (True = may attend, broadcast to the weights' shape) for masked ones, with ``v_arg`` the
     position of the values among ``args`` (to detect leaks by changing a masked key's value). ``mistakes``
     pairs what a typical wrong solution would return with the words that explain it; ``nonfinite_hint`` is
-    added when the output has NaN or inf.
+    added when the output has NaN or inf, ``error_hint`` when the function raises an exception.
     For boolean masks, ``mask_words(index, expected, where)`` describes a wrong entry.
     """
 
@@ -92,6 +94,7 @@ class _Case:
     v_arg: int = 2
     mistakes: tuple[tuple[NDArray[Any], str], ...] = field(default=())
     nonfinite_hint: str = ""
+    error_hint: str = ""
     mask_words: Callable[[tuple[int, ...], bool, str], str] | None = None
 
 
@@ -150,7 +153,7 @@ def _call(fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
             warnings.simplefilter("ignore", RuntimeWarning)
             return fn(*_copy(args))
     except Exception as e:  # the learner's bug, reported as a sentence, never a traceback
-        message = _first_line(str(e))
+        message = _first_line(str(e)).rstrip(".")  # the sentence adds its own full stop
         raise _Problem(
             f"your function raised {type(e).__name__}" + (f": {message}" if message else "")
         ) from None
@@ -296,7 +299,13 @@ def _known_mistake(output: NDArray[Any], case: _Case) -> str | None:
 
 def _check_case(fn: Callable[..., Any], case: _Case) -> None:
     """Raise :class:`_Problem` describing the first thing wrong with ``fn`` on ``case``."""
-    out, weights = _split_result(_call(fn, case.args), case)
+    try:
+        result = _call(fn, case.args)
+    except _Problem as problem:
+        if not case.error_hint:
+            raise
+        raise _Problem(f"{problem} ({case.error_hint})") from None
+    out, weights = _split_result(result, case)
     try:
         _check_shapes(out, weights, case)
         if case.output.dtype == np.bool_:
@@ -518,6 +527,42 @@ def _attention_case(
     return _Case(name, args, out, weights, allowed, 2, _attention_mistakes(q, k, v, mask), hint)
 
 
+def check_attend_one(fn: Callable[[NDArray[Any], NDArray[Any], NDArray[Any]], Any]) -> CheckResult:
+    """Check ``fn(q, K, V)``: attention for a single query, softmax(K q / √d_k) @ V; ``q`` (d_k,), ``K``
+    (T_k, d_k), ``V`` (T_k, d_v), result (d_v,)."""
+    rng = np.random.default_rng(21)
+
+    def case(name: str, t_k: int, d_k: int, d_v: int) -> _Case:
+        q, k, v = rng.standard_normal(d_k), rng.standard_normal((t_k, d_k)), rng.standard_normal((t_k, d_v))
+        scores = k @ q  # (T_k,): the unscaled dot products q·k_j
+        weights = softmax(scores / math.sqrt(d_k))  # (T_k,)
+        mistakes = (
+            (softmax(scores) @ v, "it matches attention without the 1/√d_k scaling"),
+            (softmax(scores / d_k) @ v, "it matches dividing the scores by d_k instead of √d_k"),
+            (
+                weights,
+                "these are the weights over the keys; return the values averaged with them, the sum of "
+                "weights[j] * V[j]",
+            ),
+            (
+                v.mean(axis=0),
+                "it matches the plain mean of the values; weight each value by its key's softmax",
+            ),
+        )
+        return _Case(name, (q, k, v), weights @ v, mistakes=mistakes)
+
+    return _run(
+        "attend_one",
+        fn,
+        [
+            case("T_k = 4 keys, d_k = 3, d_v = 2", 4, 3, 2),
+            case("a single key, T_k = 1", 1, 5, 3),
+            case("d_k = 1", 6, 1, 4),
+            case("d_k = 64", 5, 64, 8),
+        ],
+    )
+
+
 def check_attention(fn: Callable[..., Any]) -> CheckResult:
     """Check ``fn(q, k, v)``: scaled dot-product attention, softmax(q kᵀ / √d_k) v, with no mask.
 
@@ -615,6 +660,62 @@ def check_self_attention(fn: Callable[..., Any]) -> CheckResult:
             case("a length-1 sequence", (), 1, 4, 3, 3),
             case("d_k = 1", (), 4, 3, 1, 2),
             case("a batch of 2", (2,), 3, 4, 4, 4),
+        ],
+    )
+
+
+# ----------------------------------------------------------------------------------------------------
+# The softmax's Jacobian (lesson 02)
+
+
+def _softmax_jacobian(p: NDArray[Any]) -> NDArray[Any]:
+    """J[..., i, j] = p_i (δ_ij − p_j), the Jacobian ∂p_i/∂s_j of p = softmax(s): (..., n) -> (..., n, n)."""
+    return p[..., :, None] * (np.eye(p.shape[-1]) - p[..., None, :])
+
+
+def check_softmax_jacobian(fn: Callable[[NDArray[Any]], Any]) -> CheckResult:
+    """Check ``fn(p)``: the Jacobian of the softmax from its output ``p`` (..., n), J_ij = p_i (δ_ij − p_j),
+    of shape (..., n, n)."""
+    rng = np.random.default_rng(31)
+
+    def case(name: str, shape: tuple[int, ...], error_hint: str = "") -> _Case:
+        p = softmax(rng.standard_normal(shape))  # (..., n): weights, positive and summing to 1
+        diagonal = p[..., :, None] * np.eye(shape[-1])  # (..., n, n): diag(p)
+        mistakes = (
+            (diagonal, "it matches diag(p) alone; subtract p_i p_j from every entry"),
+            (
+                -p[..., :, None] * p[..., None, :],
+                "it matches −p_i p_j everywhere; the diagonal also gets p_i (the δ_ij term)",
+            ),
+            (
+                p[..., :, None] * (np.eye(shape[-1]) - p[..., :, None]),
+                "it matches p_i (δ_ij − p_i), both p's as columns; make the second one a row, "
+                "p[..., None, :], so that entry (i, j) subtracts p_i p_j",
+            ),
+            (
+                p * (1 - p),
+                "it matches the diagonal p_i (1 − p_i) alone, as a vector; return the full (..., n, n) "
+                "matrix, with −p_i p_j off the diagonal",
+            ),
+            (
+                _softmax_jacobian(softmax(p)),
+                "it matches the Jacobian at softmax(p); p is already the softmax's output, use it as it is",
+            ),
+        )
+        return _Case(name, (p,), _softmax_jacobian(p), mistakes=mistakes, error_hint=error_hint)
+
+    return _run(
+        "softmax_jacobian",
+        fn,
+        [
+            case("p of shape (4,)", (4,)),
+            case("a single weight, p of shape (1,)", (1,)),
+            case(
+                "a batch, p of shape (2, 3, 5)",
+                (2, 3, 5),
+                "p has batch axes here: n is p.shape[-1], and np.diag and np.outer take a single vector; "
+                "build the matrices by broadcasting, with p[..., :, None] and p[..., None, :]",
+            ),
         ],
     )
 

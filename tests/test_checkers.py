@@ -21,6 +21,7 @@ from course.attention import (
 )
 from course.checkers import (
     CheckResult,
+    check_attend_one,
     check_attention,
     check_causal_mask,
     check_contextualize,
@@ -33,6 +34,7 @@ from course.checkers import (
     check_positional_encoding,
     check_self_attention,
     check_softmax,
+    check_softmax_jacobian,
     check_split_heads,
     check_weighted_average,
 )
@@ -102,6 +104,68 @@ def softmax_whole_array(x):
 
 def forgot_return(x):
     np.exp(x)
+
+
+def attend_one_loops(q, K, V):
+    scores = np.zeros(len(K))
+    for j, k in enumerate(K):
+        scores[j] = sum(a * b for a, b in zip(q, k, strict=True)) / np.sqrt(len(q))
+    weights = softmax(scores)
+    out = np.zeros(V.shape[1])
+    for weight, v in zip(weights, V, strict=True):
+        out += weight * v
+    return out
+
+
+def attend_one_unscaled(q, K, V):
+    return softmax(K @ q) @ V
+
+
+def attend_one_divided_by_d_k(q, K, V):
+    return softmax(K @ q / len(q)) @ V
+
+
+def attend_one_returns_weights(q, K, V):
+    return softmax(K @ q / np.sqrt(len(q)))
+
+
+def attend_one_plain_mean(q, K, V):
+    return V.mean(axis=0)
+
+
+def softmax_jacobian(p):
+    return p[..., :, None] * (np.eye(p.shape[-1]) - p[..., None, :])
+
+
+def softmax_jacobian_autograd(p):
+    # Independent of the closed form: torch autograd at scores s = log p, whose softmax is p again.
+    s = torch.from_numpy(np.log(p)).reshape(-1, p.shape[-1])  # (batch, n)
+    jacobians = torch.func.vmap(torch.func.jacrev(lambda row: torch.softmax(row, dim=-1)))(s)  # (batch, n, n)
+    return jacobians.reshape(*p.shape, p.shape[-1]).numpy()
+
+
+def softmax_jacobian_diagonal_only(p):
+    return p[..., :, None] * np.eye(p.shape[-1])
+
+
+def softmax_jacobian_no_delta(p):
+    return -p[..., :, None] * p[..., None, :]
+
+
+def softmax_jacobian_two_columns(p):
+    return p[..., :, None] * (np.eye(p.shape[-1]) - p[..., :, None])
+
+
+def softmax_jacobian_diagonal_vector(p):
+    return p * (1 - p)
+
+
+def softmax_jacobian_softmax_again(p):
+    return softmax_jacobian(softmax(p))
+
+
+def softmax_jacobian_unbatched(p):
+    return np.diag(p) - np.outer(p, p)
 
 
 def scores(q, k):
@@ -391,6 +455,102 @@ WRONG = [
             "the output (is a return statement missing?)."
         ),
         id="forgot_return",
+    ),
+    pytest.param(
+        check_attend_one,
+        attend_one_unscaled,
+        (
+            "✗ attend_one, case 1 of 4 (T_k = 4 keys, d_k = 3, d_v = 2): output[0] is 1.0142, expected "
+            "1.05552; it matches attention without the 1/√d_k scaling."
+        ),
+        id="attend_one_unscaled",
+    ),
+    pytest.param(
+        check_attend_one,
+        attend_one_divided_by_d_k,
+        (
+            "✗ attend_one, case 1 of 4 (T_k = 4 keys, d_k = 3, d_v = 2): output[0] is 1.06521, expected "
+            "1.05552; it matches dividing the scores by d_k instead of √d_k."
+        ),
+        id="attend_one_divided_by_d_k",
+    ),
+    pytest.param(
+        check_attend_one,
+        attend_one_returns_weights,
+        (
+            "✗ attend_one, case 1 of 4 (T_k = 4 keys, d_k = 3, d_v = 2): the output has shape (4,), "
+            "expected (2,); these are the weights over the keys; return the values averaged with them, the "
+            "sum of weights[j] * V[j]."
+        ),
+        id="attend_one_returns_weights",
+    ),
+    pytest.param(
+        check_attend_one,
+        attend_one_plain_mean,
+        (
+            "✗ attend_one, case 1 of 4 (T_k = 4 keys, d_k = 3, d_v = 2): output[0] is 0.9197, expected "
+            "1.05552; it matches the plain mean of the values; weight each value by its key's softmax."
+        ),
+        id="attend_one_plain_mean",
+    ),
+    pytest.param(
+        check_softmax_jacobian,
+        softmax_jacobian_diagonal_only,
+        (
+            "✗ softmax_jacobian, case 1 of 3 (p of shape (4,)): output[0, 0] is 0.160776, expected "
+            "0.134927; it matches diag(p) alone; subtract p_i p_j from every entry."
+        ),
+        id="softmax_jacobian_diagonal_only",
+    ),
+    pytest.param(
+        check_softmax_jacobian,
+        softmax_jacobian_no_delta,
+        (
+            "✗ softmax_jacobian, case 1 of 3 (p of shape (4,)): output[0, 0] is -0.0258489, expected "
+            "0.134927; it matches −p_i p_j everywhere; the diagonal also gets p_i (the δ_ij term)."
+        ),
+        id="softmax_jacobian_no_delta",
+    ),
+    pytest.param(
+        check_softmax_jacobian,
+        softmax_jacobian_two_columns,
+        (
+            "✗ softmax_jacobian, case 1 of 3 (p of shape (4,)): output[0, 1] is -0.0258489, expected "
+            "-0.0499732; it matches p_i (δ_ij − p_i), both p's as columns; make the second one a row, "
+            "p[..., None, :], so that entry (i, j) subtracts p_i p_j."
+        ),
+        id="softmax_jacobian_two_columns",
+    ),
+    pytest.param(
+        check_softmax_jacobian,
+        softmax_jacobian_diagonal_vector,
+        (
+            "✗ softmax_jacobian, case 1 of 3 (p of shape (4,)): the output has shape (4,), expected (4, 4); "
+            "it matches the diagonal p_i (1 − p_i) alone, as a vector; return the full (..., n, n) matrix, "
+            "with −p_i p_j off the diagonal."
+        ),
+        id="softmax_jacobian_diagonal_vector",
+    ),
+    pytest.param(
+        check_softmax_jacobian,
+        softmax_jacobian_softmax_again,
+        (
+            "✗ softmax_jacobian, case 1 of 3 (p of shape (4,)): output[0, 0] is 0.175242, expected "
+            "0.134927; it matches the Jacobian at softmax(p); p is already the softmax's output, use it as "
+            "it is."
+        ),
+        id="softmax_jacobian_softmax_again",
+    ),
+    pytest.param(
+        check_softmax_jacobian,
+        softmax_jacobian_unbatched,
+        (
+            "✗ softmax_jacobian, case 3 of 3 (a batch, p of shape (2, 3, 5)): your function raised "
+            "ValueError: Input must be 1- or 2-d (p has batch axes here: n is p.shape[-1], and np.diag and "
+            "np.outer take a single vector; build the matrices by broadcasting, with p[..., :, None] and "
+            "p[..., None, :])."
+        ),
+        id="softmax_jacobian_unbatched",
     ),
     pytest.param(
         check_attention,
@@ -779,6 +939,8 @@ RIGHT = [
     (check_dot, dot_loop, "✓ dot: all 4 cases pass."),
     (check_weighted_average, weighted_average_loop, "✓ weighted_average: all 4 cases pass."),
     (check_softmax, softmax, "✓ softmax: all 8 cases pass."),
+    (check_attend_one, attend_one_loops, "✓ attend_one: all 4 cases pass."),
+    (check_softmax_jacobian, softmax_jacobian, "✓ softmax_jacobian: all 3 cases pass."),
     (check_attention, scaled_dot_product_attention, "✓ attention: all 6 cases pass."),
     (check_attention, output_only(scaled_dot_product_attention), "✓ attention: all 6 cases pass."),
     (check_masked_attention, scaled_dot_product_attention, "✓ masked attention: all 8 cases pass."),
@@ -921,3 +1083,12 @@ def test_permutation_test_answers_of_the_wrong_kind(capsys):
     )
     # np.allclose's numpy bool is accepted, and so is a learner's perm given as a list
     assert check_permutation_test(lambda layer, x, perm: np.allclose(layer(x)[perm], layer(x[list(perm)]))).ok
+
+
+def test_the_softmax_jacobian_expected_by_the_checker_agrees_with_autograd(capsys):
+    # The checker computes J_ij = p_i (δ_ij − p_j) in numpy; torch autograd must pass every case.
+    assert check_softmax_jacobian(softmax_jacobian_autograd) == CheckResult(
+        True, "✓ softmax_jacobian: all 3 cases pass."
+    )
+    # J is symmetric, so the transpose of the right answer is right too
+    assert check_softmax_jacobian(lambda p: np.swapaxes(softmax_jacobian(p), -1, -2)).ok
