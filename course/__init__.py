@@ -12,6 +12,7 @@ __all__ = [
     "LESSONS",
     "BankError",
     "Question",
+    "cram",
     "load_bank",
     "quiz",
     "review",
@@ -22,6 +23,7 @@ _WHERE = {
     "BankError": "course.bank",
     "Question": "course.bank",
     "load_bank": "course.bank",
+    "cram": "course.widgets",
     "quiz": "course.widgets",
     "review": "course.widgets",
 }

@@ -160,8 +160,12 @@ class QuestionPanel:
     """One question at a time: prompt, answer controls, feedback, ratings, Next.
 
     Subclasses implement `_intervals` (labels of the rating buttons), `_save` (record one answer and return a
-    note for the learner) and `_advance` (show the next question or the end).
+    note for the learner) and `_advance` (show the next question or the end). They may replace the hints shown
+    above the rating buttons (`recall_hint`, `right_hint`).
     """
+
+    recall_hint: str = RECALL_HINT
+    right_hint: str = RIGHT_HINT
 
     def __init__(self, clock: Clock | None, tz: tzinfo | None) -> None:
         if tz is None:
@@ -346,7 +350,7 @@ class QuestionPanel:
                 description="Save as:",
             )
             self.rating_area.children = (
-                widgets.HTMLMath(RIGHT_HINT),
+                widgets.HTMLMath(self.right_hint),
                 self.rating_choice,
                 self.next_button,
             )
@@ -376,7 +380,7 @@ class QuestionPanel:
             button.on_click(lambda _b, r=rating: self._on_rating(r))
             self.rating_buttons[rating] = button
         self.rating_area.children = (
-            widgets.HTMLMath(RECALL_HINT),
+            widgets.HTMLMath(self.recall_hint),
             widgets.HBox(list(self.rating_buttons.values())),
         )
         focus(self.rating_buttons[Rating.GOOD])

@@ -1,0 +1,217 @@
+"""`cram(*lessons)`: practise every question of some lessons, whether due or not (a `scheduler.CramSession`).
+
+Practice answers are logged apart (`Store.record_cram`) and never change the review schedule.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from datetime import datetime, timedelta, tzinfo
+from typing import Any
+
+import ipywidgets as widgets
+
+from course.bank import Bank, Question
+from course.lessons import LESSONS
+from course.widgets._common import (
+    NAMES,
+    Clock,
+    QuestionPanel,
+    StoreLike,
+    StoreSource,
+    view_bundle,
+)
+from scheduler import CramSession, Item, Rating, Store
+
+__all__ = ["PRACTICE_NOTE", "CramWidget", "cram"]
+
+PRACTICE_NOTE = "Practice: answers are logged apart and do not change your review schedule."
+CRAM_RECALL_HINT = (
+    "<p><b>Again</b>: you did not remember it; it comes back before this practice ends. <b>Hard</b>: you "
+    "remembered it, with effort (it still counts as remembered). <b>Good</b>: you remembered it. "
+    "<b>Easy</b>: at once. Practice answers do not change your review schedule.</p>"
+)
+CRAM_RIGHT_HINT = (
+    "<p>Logged as <b>Good</b> when you press Next. Choose <b>Hard</b> if it took effort (it still counts as "
+    "remembered) or <b>Easy</b> if it came at once. Practice answers do not change your review schedule.</p>"
+)
+
+
+def practice_lessons(bank: Bank, lessons: Sequence[str]) -> tuple[str, ...]:
+    """The lessons to practise, in course order: those named ("2" is read as "02"), or all when none are.
+
+    A lesson without questions in `bank` is a ValueError naming the lessons that have some.
+    """
+    known = bank.lessons()
+    if not lessons:
+        return known
+    chosen = set()
+    for raw in lessons:
+        if not isinstance(raw, str):
+            raise TypeError(f"lessons are given as strings, e.g. cram('02', '03'); got {raw!r}")
+        lesson = raw.zfill(2) if raw.isdigit() else raw
+        if lesson not in known:
+            raise ValueError(f"unknown lesson {raw!r} (lessons with questions: {', '.join(known)})")
+        chosen.add(lesson)
+    return tuple(lesson for lesson in known if lesson in chosen)
+
+
+def _lessons_text(lessons: Sequence[str]) -> str:
+    return f"lesson{'' if len(lessons) == 1 else 's'} {', '.join(lessons)}"
+
+
+class CramWidget(QuestionPanel):
+    """Practice over every question of `lessons`, in bank order. `root` is the widget to display.
+
+    Showing it reads nothing and writes nothing. The first answer opens the progress database (creating it if
+    needed, but enrolling nothing) and keeps it open until the practice ends; every answer is logged with
+    `Store.record_cram` at the time from `clock`. An Again answer comes back before the practice ends.
+    """
+
+    recall_hint = CRAM_RECALL_HINT
+    right_hint = CRAM_RIGHT_HINT
+
+    def __init__(
+        self,
+        bank: Bank,
+        lessons: Sequence[str] = (),
+        *,
+        store: StoreLike = None,
+        clock: Clock | None = None,
+        tz: tzinfo | None = None,
+    ) -> None:
+        chosen = practice_lessons(bank, lessons)
+        super().__init__(clock, tz)
+        self.bank = bank
+        self.lessons = chosen
+        self.items: list[Item] = [item for item in bank.items() if item.deck in chosen]
+        self.source = StoreSource(store)
+        self.session: CramSession | None = None  # made at the first answer, when the database is open
+        self._store: Store | None = None
+        self.restart_button = widgets.Button(
+            description="Practise again",
+            tooltip="Go through the same questions again from the start",
+        )
+        self.restart_button.on_click(lambda _b: self.start())
+        heading = html.escape(f"Practice of {_lessons_text(chosen)}" if chosen else "Practice")
+        self.title.value = f"<h3>{heading}</h3><p><i>{PRACTICE_NOTE}</i></p>"
+        self.start()
+
+    def __repr__(self) -> str:
+        return self.text()
+
+    def text(self) -> str:
+        """The stable plain-text form (what nbval compares)."""
+        n = len(self.items)
+        where = f" for {_lessons_text(self.lessons)}" if self.lessons else ""
+        return (
+            f"Practice{where}: {n} question{'' if n == 1 else 's'}. "
+            "Answer them in JupyterLab; practice answers do not change your review schedule."
+        )
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
+        return view_bundle(self.root, self.text())
+
+    # -- flow ---------------------------------------------------------------------------------------------
+    def start(self) -> None:
+        """(Re)start from the first question; nothing is read or written until the first answer."""
+        self._close()
+        self.session = None
+        self.results = []
+        self._last_note = None
+        self.notice.value = ""
+        if not self.items:
+            self.progress.value = ""
+            self._finish_view("<p>There are no questions to practise yet.</p>")
+            return
+        self._advance()
+
+    def _current(self) -> Item | None:
+        if self.session is not None:
+            return self.session.next()
+        return self.items[0] if self.items else None
+
+    def _remaining(self) -> int:
+        return self.session.remaining if self.session is not None else len(self.items)
+
+    def _advance(self) -> None:
+        item = self._current()
+        if item is None:
+            self._finish()
+            return
+        question = self.bank[item.id]
+        done = len(self.results)
+        title = LESSONS.get(question.lesson, (question.lesson, ""))[0]
+        progress = (
+            f"<b>Question {done + 1} / {done + self._remaining()}</b>. "
+            f"From lesson {html.escape(question.lesson)}, {html.escape(title)}."
+        )
+        if any(question_id == item.id for question_id, _ in self.results):
+            progress += " <i>Again: you missed it earlier in this practice.</i>"
+        self.progress.value = progress
+        self._show(question)
+
+    def _label_next(self) -> None:
+        last = self._pending != Rating.AGAIN and self._remaining() == 1
+        self.next_button.description = "Finish" if last else "Next"
+        self.next_button.tooltip = (
+            "Log it and see your results" if last else "Log it and go to the next question"
+        )
+
+    def _intervals(self, question: Question, at: datetime) -> dict[Rating, timedelta] | None:
+        return None  # practice moves no schedule: the buttons show no intervals
+
+    def _save(self, question: Question, rating: Rating, at: datetime, duration: int) -> str:
+        if self.session is None:
+            self.session = CramSession(self._open(), self.items)
+        item = self.session.next()
+        assert item is not None and item.id == question.id
+        self.session.answer(item, rating, at, duration)
+        if rating == Rating.AGAIN:
+            return "Logged as practice: Again. It comes back before the end of this practice."
+        return f"Logged as practice: {NAMES[rating]}."
+
+    def _finish(self) -> None:
+        first: dict[str, Rating] = {}
+        for question_id, rating in self.results:
+            first.setdefault(question_id, rating)
+        right = sum(rating != Rating.AGAIN for rating in first.values())
+        n = len(self.results)
+        self.progress.value = f"<b>Practice done: {n} answer{'' if n == 1 else 's'}</b>"
+        summary = (
+            f"<p><b>{right} of {len(first)} right the first time.</b> "
+            f"{n} answer{' was' if n == 1 else 's were'} logged as practice; "
+            "your review schedule is unchanged.</p>"
+        )
+        self._close()
+        self._finish_view(summary, (self.restart_button,))
+
+    # -- database -----------------------------------------------------------------------------------------
+    def _open(self) -> Store:
+        """The database for this practice: the given `Store`, or the file opened (created if needed)."""
+        if self.source.store is not None:
+            return self.source.store
+        if self._store is None:
+            from course.progress import open_store
+
+            self._store = open_store(self.source.path, create=True)
+        return self._store
+
+    def _close(self) -> None:
+        """Close the database if this widget opened it."""
+        if self._store is not None:
+            self._store.close()
+        self._store = None
+
+
+def cram(*lessons: str, store: StoreLike = None, clock: Clock | None = None) -> CramWidget:
+    """Practice of every question of `lessons` (default: every lesson with questions), for a notebook cell:
+    ``cram("02", "03")``. Answers are logged apart and never change the review schedule; nothing is enrolled.
+
+    `store`: a `scheduler.Store` or a path; default `course.progress.db_path()` (``$COURSE_DB`` if set).
+    `clock`: a function returning the current time as an aware datetime (default: the real clock).
+    """
+    from course.bank import load_bank
+
+    return CramWidget(load_bank(), lessons, store=store, clock=clock)
