@@ -191,7 +191,7 @@ def main(
     path = db_path(args.db)
     store = None
     try:
-        store = _open(path)
+        store = _open(path, args)
         if args.command == "stats":
             _stats(console, store, bank, clock(), local_tz())
             return EXIT_OK
@@ -216,9 +216,10 @@ def main(
             store.close()
 
 
-def _open(path: Path) -> Store:
-    """Open an existing progress file; the terminal never creates one (quizzes in the notebooks do)."""
-    return open_store(path, create=False)
+def _open(path: Path, args: argparse.Namespace) -> Store:
+    """Open the progress file. Only ``cram`` with named lessons creates a missing one (a workshop may start
+    there); otherwise a missing file is reported, so a mistyped ``--db`` never leaves an empty file behind."""
+    return open_store(path, create=args.command == "cram" and bool(args.lessons))
 
 
 def _plural(n: int, word: str) -> str:

@@ -309,6 +309,14 @@ def test_cram_leaves_the_schedule_alone(bank: Path, db: Path) -> None:
         ]
 
 
+def test_cram_with_named_lessons_creates_a_missing_database(bank: Path, db: Path) -> None:
+    result = run("cram", "01", "--db", db, "--bank", bank, "--now", NOW, stdin="\n3\n")
+    assert (result.returncode, result.stderr) == (0, "")
+    with Store.open(db, create=False) as store:
+        assert [(r.item_id, r.rating) for r in store.cram_reviews()] == [("01-r", Rating.GOOD)]
+        assert (store.reviews(), store.cards(), store.enrolled()) == ([], {}, {})
+
+
 def test_cram_lesson_arguments(bank: Path, db: Path) -> None:
     store_with(db).close()
     unknown = run("cram", "7", "--db", db, "--bank", bank, "--now", NOW)
@@ -385,7 +393,7 @@ def test_stats_fresh_store_and_course_db(bank: Path, db: Path) -> None:
 # --------------------------------------------------------------------------------------- unusable databases
 
 
-@pytest.mark.parametrize("command", [["stats"], ["review"], ["cram", "00"]])
+@pytest.mark.parametrize("command", [["stats"], ["review"], ["cram"]])
 def test_missing_database(bank: Path, db: Path, command: list[str]) -> None:
     result = run(*command, "--db", db, "--bank", bank, "--now", NOW)
     assert (result.returncode, result.stdout) == (2, "")
