@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
@@ -62,12 +63,17 @@ def _check_answer(
 
 
 class Store:
-    """A learner's progress database. Create one with ``Store.open(path)``; use it as a context manager."""
+    """A learner's progress database. Create one with ``Store.open(path)``; use it as a context manager.
+
+    One Store may be used from several threads, one call at a time (a lock serializes them): Jupyter runs
+    widget callbacks on a thread other than the one that ran the cell that opened the store.
+    """
 
     def __init__(
         self, connection: sqlite3.Connection, path: Path, memory: Memory, busy_timeout_ms: int
     ) -> None:
         self._connection = connection
+        self._lock = threading.RLock()
         self.path = path
         self.memory = memory
         self.busy_timeout_ms = busy_timeout_ms
@@ -89,7 +95,9 @@ class Store:
             if not create:
                 raise StoreNotFoundError(path)
             path.parent.mkdir(parents=True, exist_ok=True)
-        connection = sqlite3.connect(os.fspath(path), timeout=busy_timeout_ms / 1000, isolation_level=None)
+        connection = sqlite3.connect(
+            os.fspath(path), timeout=busy_timeout_ms / 1000, isolation_level=None, check_same_thread=False
+        )
         store = cls(connection, path, memory if memory is not None else Memory(), busy_timeout_ms)
         try:
             with store._translated():
@@ -102,7 +110,8 @@ class Store:
         return store
 
     def close(self) -> None:
-        self._connection.close()
+        with self._lock:
+            self._connection.close()
 
     def __enter__(self) -> Store:
         return self
@@ -128,7 +137,7 @@ class Store:
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
         connection = self._connection
-        with self._translated():
+        with self._lock, self._translated():
             connection.execute("BEGIN IMMEDIATE")
             try:
                 yield connection
@@ -139,7 +148,7 @@ class Store:
                 raise
 
     def _read(self, sql: str, parameters: tuple[object, ...] = ()) -> list[tuple]:  # type: ignore[type-arg]
-        with self._translated():
+        with self._lock, self._translated():
             return self._connection.execute(sql, parameters).fetchall()
 
     def record(self, item_id: str, rating: Rating, at: datetime, duration_ms: int | None = None) -> Review:

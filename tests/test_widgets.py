@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+import threading
 from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -379,6 +380,42 @@ def test_again_comes_back_before_the_end_of_the_review(bank: Bank, db: Path, clo
     assert [r[1] for r in reviews(db)[3:]] == [Rating.AGAIN, Rating.GOOD, Rating.GOOD, Rating.GOOD]
     assert widget.progress.value == "<b>Session done: 4 answers</b>"
     assert widget.prompt.value.startswith("<p><b>3 of 4 remembered.</b></p><p>Next review: in ")
+
+
+def test_review_answers_are_saved_from_another_thread(bank: Bank, db: Path, clock: Clock) -> None:
+    # JupyterLab 4 runs widget callbacks on a kernel thread other than the one that ran the cell.
+    answer_all(make_quiz(bank, db, clock))
+    clock.advance(days=1)
+    widget = make_review(bank, db, clock)  # opens the store on this thread
+    assert widget.question is not None and widget.question.id == "01-pick"
+
+    def click() -> None:
+        widget.option_buttons[1].click()
+        widget.next_button.click()
+
+    worker = threading.Thread(target=click)
+    worker.start()
+    worker.join()
+    assert widget.notice.value.startswith("<p><i>Previous question: Saved: Good. It comes back in ")
+    assert [(r[0], r[1]) for r in reviews(db)[3:]] == [("01-pick", Rating.GOOD)]
+
+
+def test_an_unexpected_error_while_saving_is_shown_not_swallowed(
+    bank: Bank, db: Path, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    widget = make_quiz(bank, db, clock)
+
+    def broken(*args: object) -> str:
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(widget, "_save", broken)
+    widget.option_buttons[1].click()
+    widget.next_button.click()
+    assert widget.notice.value == (
+        "<p><b>✗ Could not save this answer</b> (RuntimeError: disk on fire). Nothing was saved. "
+        "This is a bug in the course: please report it with this message.</p>"
+    )
+    assert not db.exists()
 
 
 def test_review_check_again_picks_up_new_answers(bank: Bank, db: Path, clock: Clock, store: Store) -> None:

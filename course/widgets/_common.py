@@ -107,6 +107,15 @@ def error_html(err: StoreError, *, unsaved: bool) -> str:
     return f"<p><b>✗ Progress database problem:</b> {html.escape(message)}{tail}</p>"
 
 
+def unexpected_html(err: Exception) -> str:
+    """A bug, not a database problem: say so plainly rather than let the click fail in silence."""
+    detail = html.escape(f"{type(err).__name__}: {err}")
+    return (
+        f"<p><b>✗ Could not save this answer</b> ({detail}). Nothing was saved. This is a bug in the course: "
+        "please report it with this message.</p>"
+    )
+
+
 def focus(widget: widgets.Widget | None) -> None:
     """Move the keyboard focus to `widget` (ipywidgets 8; 7.7 has no focus and keeps it where it was)."""
     method = getattr(widget, "focus", None)
@@ -407,6 +416,11 @@ class QuestionPanel:
             note = self._save(question, rating, end, duration_ms(start, end))
         except StoreError as err:
             self.notice.value = error_html(err, unsaved=True)
+            return False
+        except (
+            Exception
+        ) as err:  # a widget callback's exception would otherwise vanish into the browser console
+            self.notice.value = unexpected_html(err)
             return False
         self.saved = rating
         self.results.append((question.id, rating))

@@ -92,3 +92,27 @@ _MATH_TYPESET = """(selector) => {
 
 def wait_math_typeset(page: Any, selector: str, timeout_ms: float = 10_000) -> None:
     page.wait_for_function(_MATH_TYPESET, arg=selector, timeout=timeout_ms, polling=100)
+
+
+# Shut down the current notebook's kernel the way Lab's "Kernel → Shut Down Kernel" does, minus its dialog.
+# Fired, not awaited (see _RUN_ALL).
+_SHUTDOWN_KERNEL = (
+    """() => { window.jupyterapp.shell.currentWidget.sessionContext.shutdown(); return true; }"""
+)
+
+# Open a document in a new tab, as double-clicking it in the file browser does. Fired, not awaited.
+_OPEN = """(path) => { window.jupyterapp.commands.execute('docmanager:open', {path: path}); return true; }"""
+
+
+def shut_down_kernel(page: Any) -> None:
+    page.evaluate(_SHUTDOWN_KERNEL)
+
+
+def open_document(page: Any, path: str) -> None:
+    page.evaluate(_OPEN, path)
+
+
+def current_panel(page: Any) -> Any:
+    """A locator for the current notebook's panel: other open notebooks stay in the DOM, hidden."""
+    panel_id = page.evaluate("() => window.jupyterapp.shell.currentWidget.id")
+    return page.locator(f"[id='{panel_id}']")
