@@ -52,6 +52,7 @@ __all__ = [
     "check_self_attention",
     "check_softmax",
     "check_softmax_jacobian",
+    "check_softmax_temperature",
     "check_split_heads",
     "check_weighted_average",
 ]
@@ -439,6 +440,30 @@ def check_softmax(fn: Callable[[NDArray[Any]], Any]) -> CheckResult:
                 np.array([[0.0, 1.0, 2.0], [-1000.0, -999.0, -998.0]]),
                 _STABLE_HINT,
             ),
+        ],
+    )
+
+
+def check_softmax_temperature(fn: Callable[[NDArray[Any], float], Any]) -> CheckResult:
+    """Check ``fn(x, temperature)``: the softmax of ``x / temperature`` along the last axis."""
+    rng = np.random.default_rng(102)
+
+    def case(name: str, x: NDArray[Any], tau: float, hint: str = "") -> _Case:
+        mistakes = (
+            (softmax(x), "it is the softmax of x itself; divide the scores by the temperature first"),
+            (softmax(x * tau), "the scores were multiplied by the temperature; divide them by it"),
+        )
+        return _Case(name, (x, tau), softmax(x / tau), mistakes=mistakes, nonfinite_hint=hint)
+
+    return _run(
+        "softmax with temperature",
+        fn,
+        [
+            case("[1, 2, 3] at temperature 0.5", np.array([1.0, 2.0, 3.0]), 0.5),
+            case("[1, 2, 3] at temperature 4", np.array([1.0, 2.0, 3.0]), 4.0),
+            case("temperature 1 is the plain softmax", rng.standard_normal((2, 4)).round(2), 1.0),
+            case("a batch of shape (2, 3, 5) at temperature 2", rng.standard_normal((2, 3, 5)), 2.0),
+            case("scores up to 10 at temperature 0.01", np.array([[8.0, 9.0, 10.0]]), 0.01, _STABLE_HINT),
         ],
     )
 

@@ -35,6 +35,7 @@ from course.checkers import (
     check_self_attention,
     check_softmax,
     check_softmax_jacobian,
+    check_softmax_temperature,
     check_split_heads,
     check_weighted_average,
 )
@@ -64,6 +65,18 @@ def contextualize_plain_mean(query, vectors):
 
 def contextualize_returns_weights(query, vectors):
     return softmax(vectors @ query)
+
+
+def softmax_temperature(x, temperature):
+    return softmax(x / temperature)
+
+
+def softmax_temperature_ignored(x, temperature):
+    return softmax(x)
+
+
+def softmax_temperature_multiplied(x, temperature):
+    return softmax(x * temperature)
 
 
 def weighted_average_loop(vectors, weights):
@@ -354,6 +367,24 @@ def permutation_always_true(layer, x, perm):
 
 
 WRONG = [
+    pytest.param(
+        check_softmax_temperature,
+        softmax_temperature_ignored,
+        (
+            "✗ softmax with temperature, case 1 of 5 ([1, 2, 3] at temperature 0.5): output[0] is 0.0900306, "
+            "expected 0.0158762; it is the softmax of x itself; divide the scores by the temperature first."
+        ),
+        id="softmax_temperature_ignored",
+    ),
+    pytest.param(
+        check_softmax_temperature,
+        softmax_temperature_multiplied,
+        (
+            "✗ softmax with temperature, case 1 of 5 ([1, 2, 3] at temperature 0.5): output[0] is 0.186324, "
+            "expected 0.0158762; the scores were multiplied by the temperature; divide them by it."
+        ),
+        id="softmax_temperature_multiplied",
+    ),
     pytest.param(
         check_contextualize,
         contextualize_plain_mean,
@@ -935,6 +966,7 @@ WRONG = [
 
 
 RIGHT = [
+    (check_softmax_temperature, softmax_temperature, "✓ softmax with temperature: all 5 cases pass."),
     (check_contextualize, contextualize_reference, "✓ contextualize: all 5 cases pass."),
     (check_dot, dot_loop, "✓ dot: all 4 cases pass."),
     (check_weighted_average, weighted_average_loop, "✓ weighted_average: all 4 cases pass."),
