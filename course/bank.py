@@ -111,7 +111,7 @@ class Question:
                 )
             return self.options[response].correct
         if self.kind == "numeric":
-            value = _to_number(response)
+            value = self.parse_number(response) if isinstance(response, str) else _to_number(response)
             expected = float(self.answer)
             slack = 1e-9 * max(1.0, abs(expected))  # absorb float noise such as 0.1 + 0.2
             return math.isfinite(value) and abs(value - expected) <= self.tolerance + slack
@@ -119,17 +119,23 @@ class Question:
             f"question {self.id!r} is a recall question: the learner grades it, is_correct does not"
         )
 
+    def parse_number(self, text: str) -> float:
+        """The number a learner typed: a number, optionally followed by this question's unit ("4", "4h" and
+        "4 h" all give 4.0 when the unit is "h"). ValueError ``not a number: '4x'`` for anything else."""
+        number = text.strip()
+        if self.unit and number.endswith(self.unit):
+            number = number[: -len(self.unit)].rstrip()
+        try:
+            return float(number.replace("\N{MINUS SIGN}", "-"))
+        except ValueError:
+            raise ValueError(f"not a number: {text!r}") from None
 
-def _to_number(response: int | float | str) -> float:
+
+def _to_number(response: object) -> float:
     if isinstance(response, bool):
         raise TypeError("a numeric answer is a number, got bool")
     if isinstance(response, (int, float)):
         return float(response)
-    if isinstance(response, str):
-        try:
-            return float(response.strip().replace("\N{MINUS SIGN}", "-"))
-        except ValueError:
-            raise ValueError(f"not a number: {response!r}") from None
     raise TypeError(f"a numeric answer is a number, got {type(response).__name__}")
 
 
@@ -188,9 +194,7 @@ def load_bank(directory: str | Path | None = None) -> Bank:
     Raises `BankError` listing every problem found.
     """
     root = DEFAULT_DIRECTORY if directory is None else Path(directory)
-    if not root.is_dir():
-        raise BankError([f"{root}: question bank directory not found"])
-    files = sorted(p for p in root.iterdir() if p.suffix == ".toml" and not p.name.startswith("."))
+    files = _question_files(root)
     if not files:
         raise BankError([f"{root}: no question files (NN-slug.toml) in the question bank directory"])
     problems: list[str] = []
@@ -215,6 +219,21 @@ def load_bank(directory: str | Path | None = None) -> Bank:
     if problems:
         raise BankError(problems)
     return Bank(questions, root)
+
+
+def _question_files(root: Path) -> list[Path]:
+    """The files of the bank directory whose name ends in .toml, in any case (a wrong case is reported)."""
+    try:
+        entries = list(root.iterdir())
+    except (FileNotFoundError, NotADirectoryError):
+        raise BankError([f"{root}: question bank directory not found"]) from None
+    except OSError as err:
+        raise BankError([f"{root}: cannot read the question bank directory ({_reason(err)})"]) from None
+    return sorted(p for p in entries if p.suffix.lower() == ".toml" and not p.name.startswith("."))
+
+
+def _reason(err: OSError) -> str:
+    return err.strerror or type(err).__name__
 
 
 def _problem(file: str, question: str | None, field: str | None, message: str) -> str:
@@ -245,8 +264,12 @@ def _type_name(value: object) -> str:
     return type(value).__name__
 
 
+_CODE = re.compile(r"^```.*?^```[ \t]*$|`[^`\n]+`", re.MULTILINE | re.DOTALL)
+
+
 def _unbalanced_math(text: str) -> bool:
-    return text.replace("\\$", "").count("$") % 2 == 1
+    """An odd number of math delimiters ``$``, not counting ``\\$`` nor those in code (as in the renderer)."""
+    return _CODE.sub("", text).replace("\\$", "").count("$") % 2 == 1
 
 
 def _load_file(
@@ -255,7 +278,9 @@ def _load_file(
     """Validate one file; append its problems; return its valid questions with their 1-based positions."""
     file = path.relative_to(root).as_posix()
     name_match = _FILE_NAME.fullmatch(path.name)
-    if name_match is None:
+    if path.suffix != ".toml":
+        problems.append(_problem(file, None, None, f"file name must end in .toml, not {path.suffix}"))
+    elif name_match is None:
         problems.append(
             _problem(
                 file,
@@ -265,7 +290,12 @@ def _load_file(
             )
         )
     try:
-        data = _toml.loads(path.read_bytes().decode("utf-8"))
+        content = path.read_bytes()
+    except OSError as err:
+        problems.append(_problem(file, None, None, f"cannot read the file ({_reason(err)})"))
+        return []
+    try:
+        data = _toml.loads(content.decode("utf-8").removeprefix("\N{BYTE ORDER MARK}"))
     except UnicodeDecodeError as err:
         problems.append(_problem(file, None, None, f"not UTF-8 text: {err}"))
         return []

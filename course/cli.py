@@ -3,12 +3,15 @@
 This is the outermost layer: the only place of the terminal interface that reads the clock (`now`, or the
 hidden ``--now`` option that freezes it for tests and demos). Exit status: 0 done, 1 the question bank is
 invalid, 2 the progress database cannot be used (missing, locked, corrupt, newer) or bad arguments,
-130 interrupted (Ctrl-C).
+130 interrupted (Ctrl-C), 141 the output was closed early (e.g. piped into ``head``). It never shows a
+traceback for any of these.
 """
 
 from __future__ import annotations
 
 import argparse
+import io
+import os
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -17,19 +20,21 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from course.bank import Bank, BankError, Question, load_bank
-from course.lessons import LESSONS
-from course.progress import db_path, local_tz, open_store
+from course.lessons import lesson_id, lesson_title
+from course.progress import Outlook, db_path, local_tz, open_store, outlook
+from course.ratings import HARD_MEANS, NAMES
 
 if TYPE_CHECKING:
-    from scheduler import Limits, Rating, Store
+    from scheduler import Item, Limits, Rating, Session, Store
 
 __all__ = ["main", "now"]
 
-EXIT_OK, EXIT_BANK, EXIT_STORE, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 2, 130
+EXIT_OK, EXIT_BANK, EXIT_STORE, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 0, 1, 2, 2, 130, 141
 _WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
-_RATING_NAMES = {1: "Again", 2: "Hard", 3: "Good", 4: "Easy"}
-_HARD_MEANS = "Hard = remembered, with effort"
 _WELCOME = "00-welcome.ipynb"
+# --now must leave room for a century of intervals and for any time zone, so no date arithmetic overflows.
+_EARLIEST, _LATEST = datetime(1970, 1, 1, tzinfo=timezone.utc), datetime(9000, 1, 1, tzinfo=timezone.utc)
+_TYPED_Q, _END_OF_INPUT, _CTRL_C = "you typed q", "end of input", "Ctrl-C"
 
 
 def now() -> datetime:
@@ -38,11 +43,13 @@ def now() -> datetime:
 
 
 class _Quit(Exception):
-    """The learner typed q, or stdin ended."""
+    """The learner stopped: typed q, ended the input or pressed Ctrl-C (`reason` says which). `keep` is a
+    rating already known for the question on screen, to save before stopping."""
 
-    def __init__(self, eof: bool) -> None:
-        super().__init__("end of input" if eof else "quit")
-        self.eof = eof
+    def __init__(self, reason: str, keep: Rating | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.keep = keep
 
 
 class _Console:
@@ -62,18 +69,22 @@ class _Console:
         self.stdout.flush()
 
     def ask(self, prompt: str) -> str:
-        """One stripped line of input; raises `_Quit` on ``q`` or at the end of input."""
+        """One stripped line of input; raises `_Quit` on ``q``, at the end of input and on Ctrl-C."""
         self.stdout.write(prompt)
         self.stdout.flush()
-        line = self.stdin.readline()
+        try:
+            line = self.stdin.readline()
+        except KeyboardInterrupt:
+            self.stdout.write("\n")
+            raise _Quit(_CTRL_C) from None
         if not line:
             self.stdout.write("\n")
-            raise _Quit(eof=True)
+            raise _Quit(_END_OF_INPUT)
         answer = line.strip()
         if self.echo:
             self.stdout.write(answer + "\n")
         if answer.lower() in ("q", "quit"):
-            raise _Quit(eof=False)
+            raise _Quit(_TYPED_Q)
         return answer
 
 
@@ -84,7 +95,14 @@ def _iso_time(text: str) -> datetime:
         raise argparse.ArgumentTypeError(f"not an ISO 8601 time: {text!r}") from None
     if value.tzinfo is None:
         raise argparse.ArgumentTypeError(f"needs a UTC offset, e.g. {text}+00:00")
-    return value.astimezone(timezone.utc)
+    out_of_range = f"out of range: {text!r} (use a time from {_EARLIEST.year} to {_LATEST.year - 1})"
+    try:
+        value = value.astimezone(timezone.utc)
+    except OverflowError:  # hours from the first or the last moment datetime can hold
+        raise argparse.ArgumentTypeError(out_of_range) from None
+    if not _EARLIEST <= value < _LATEST:
+        raise argparse.ArgumentTypeError(out_of_range)
+    return value
 
 
 def _count(text: str) -> int:
@@ -163,12 +181,32 @@ def main(
     stdout: TextIO | None = None,
     stderr: TextIO | None = None,
 ) -> int:
-    """Run one command; return the exit status."""
-    from scheduler import StoreError, StoreNotFoundError
-
+    """Run one command; return the exit status. Closed standard streams are allowed: no stdin reads as an
+    empty input, no stderr drops the messages, no stdout is reported (exit status 2)."""
     out = stdout if stdout is not None else sys.stdout
     err = stderr if stderr is not None else sys.stderr
+    err = err if err is not None else io.StringIO()
     args = _parser().parse_args(argv)
+    if out is None:
+        err.write("python -m course: the standard output is closed\n")
+        return EXIT_USAGE
+    source = stdin if stdin is not None else sys.stdin
+    if stdin is None and stdout is None:
+        _tolerate_encoding_errors(sys.stdin, sys.stdout)
+    try:
+        return _run(args, source if source is not None else io.StringIO(), out, err)
+    except BrokenPipeError:
+        if out is sys.stdout:
+            _silence(out)
+        return EXIT_BROKEN_PIPE
+    except KeyboardInterrupt:
+        out.write("\nStopped: every answer given so far is saved.\n")
+        return EXIT_INTERRUPTED
+
+
+def _run(args: argparse.Namespace, stdin: TextIO, out: TextIO, err: TextIO) -> int:
+    from scheduler import StoreError, StoreNotFoundError
+
     clock: Callable[[], datetime] = (lambda: args.now) if args.now is not None else now
     try:
         bank = load_bank(args.bank)
@@ -187,10 +225,10 @@ def main(
         out.write(f"question bank OK: {_plural(len(bank), 'question')} in {_plural(n_lessons, 'lesson')}\n")
         return EXIT_OK
 
-    console = _Console(stdin if stdin is not None else sys.stdin, out)
-    path = db_path(args.db)
+    console = _Console(stdin, out)
     store = None
     try:
+        path = db_path(args.db)
         store = _open(path, args)
         if args.command == "stats":
             _stats(console, store, bank, clock(), local_tz())
@@ -198,22 +236,38 @@ def main(
         if args.command == "cram":
             return _cram(console, err, store, bank, args.lessons, clock)
         return _review(console, store, bank, clock, local_tz(), _limits(args))
-    except StoreNotFoundError:
+    except StoreNotFoundError as problem:
         err.write(
-            f"no progress yet: there is no progress file at {path}. Answer a quiz in a lesson notebook "
-            f"(start with {_WELCOME}) to create it; if your progress lives elsewhere, pass --db PATH or set "
-            "COURSE_DB\n"
+            f"no progress yet: there is no progress file at {problem.path}. Answer a quiz in a lesson "
+            f"notebook (start with {_WELCOME}) to create it; if your progress lives elsewhere, pass --db "
+            "PATH or set COURSE_DB\n"
         )
         return EXIT_STORE
     except StoreError as problem:
         err.write(f"{problem}\n")
         return EXIT_STORE
-    except KeyboardInterrupt:
-        out.write("\nStopped: every answer given so far is saved.\n")
-        return EXIT_INTERRUPTED
     finally:
         if store is not None:
             store.close()
+
+
+def _tolerate_encoding_errors(*streams: TextIO | None) -> None:
+    """Read undecodable input and write unencodable text as replacement characters, not as a traceback."""
+    for stream in streams:
+        reconfigure = getattr(stream, "reconfigure", None)
+        if callable(reconfigure):
+            reconfigure(errors="replace")
+
+
+def _silence(stream: TextIO) -> None:
+    """After a broken pipe, point `stream`'s file at the null device, so that the final flush is quiet."""
+    try:
+        descriptor = stream.fileno()
+    except (AttributeError, OSError, ValueError):
+        return
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, descriptor)
+    os.close(null)
 
 
 def _open(path: Path, args: argparse.Namespace) -> Store:
@@ -237,8 +291,8 @@ def _lessons(ids: Sequence[str]) -> str:
     return f"lesson{'' if len(ids) == 1 else 's'} {', '.join(ids)}"
 
 
-def _lesson_label(lesson_id: str) -> str:
-    return f"{lesson_id} {LESSONS[lesson_id][0]}"
+def _lesson_label(lesson: str) -> str:
+    return f"{lesson} {lesson_title(lesson)}"
 
 
 # ---------------------------------------------------------------------------------------------------- review
@@ -252,7 +306,9 @@ def _review(
     tz: tzinfo,
     limits: Limits,
 ) -> int:
-    from scheduler import Rating, Session, due_queue
+    """Serve what is due; when the queue runs out, serve what came due meanwhile (learning steps), until
+    nothing is due now or today's limits are reached."""
+    from scheduler import Session
 
     items = bank.items()
     enrolled = [lesson for lesson in store.enrolled() if lesson in bank.lessons()]
@@ -263,47 +319,107 @@ def _review(
         )
         return EXIT_OK
     start = clock()
-    queue = due_queue(store, items, start, tz, limits)
-    if not queue:
-        console.say(f"Nothing is due right now. {_next_due(store, bank, start)}")
+    session = Session(store, items, start, tz, limits)
+    if not session.remaining:
+        view = outlook(store, items, start, tz, limits)
+        console.say(
+            _after(view, start) if _held(view) else f"Nothing is due right now. {_next_due(view, start)}"
+        )
         return EXIT_OK
-    new = sum(store.card(item.id) is None for item in queue)
     console.say(
-        f"Review of {_lessons(enrolled)}: {len(queue) - new} due, {new} new. "
+        f"Review of {_lessons(enrolled)}: {session.due_count} due, {session.new_count} new. "
         "Type q at any prompt to stop; each answer is saved as you go."
     )
-    session = Session(store, items, start, tz, limits)
     answered = 0
     try:
-        while (item := session.next()) is not None:
-            question = bank[item.id]
-            card = store.card(item.id)
-            status = "new" if card is None else card.state
-            console.say()
-            console.say(f"[{answered + 1}/{answered + session.remaining}] {_heading(question)}, {status}")
-            began = time.monotonic()
-            rating = _ask(console, question, lambda item=item: session.intervals(item, clock()))
-            at = clock()
-            review = session.answer(item, rating, at, _elapsed_ms(began))
-            answered += 1
-            if rating == Rating.AGAIN:
-                console.say("Saved: Again. It comes back before this session ends.")
-            else:
-                console.say(f"Saved: {_RATING_NAMES[rating]}. Next review in {_interval(review.due - at)}.")
+        while session.remaining:
+            while (item := session.next()) is not None:
+                card = store.card(item.id)
+                console.say()
+                console.say(
+                    f"[{answered + 1}/{answered + session.remaining}] {_heading(bank[item.id])}, "
+                    f"{'new' if card is None else card.state}"
+                )
+                stop = _review_one(console, session, item, bank[item.id], clock)
+                answered += 1
+                if stop is not None:
+                    raise stop
+            session = Session(store, items, clock(), tz, limits)
+            if session.remaining:
+                console.say()
+                console.say(
+                    f"Due now as well: {_plural(session.remaining, 'question')} that came due during this "
+                    "session."
+                )
     except _Quit as stop:
-        reason = "end of input" if stop.eof else "you typed q"
-        console.say(f"Stopped ({reason}): {_plural(answered, 'answer')} saved.")
-        return EXIT_OK
+        return _stopped(console, stop, _plural(answered, "answer") + " saved")
+    at = clock()
+    view = outlook(store, items, at, tz, limits)
     console.say()
-    console.say(f"Session over: {_plural(answered, 'answer')} saved. {_next_due(store, bank, clock())}")
+    console.say(f"Session over: {_plural(answered, 'answer')} saved. {_after(view, at)}")
     return EXIT_OK
 
 
-def _next_due(store: Store, bank: Bank, at: datetime) -> str:
-    upcoming = [card.due for item_id, card in store.cards().items() if item_id in bank and card.due > at]
-    if not upcoming:
+def _review_one(
+    console: _Console, session: Session, item: Item, question: Question, clock: Callable[[], datetime]
+) -> _Quit | None:
+    """Ask `question` and save the answer. Returns the learner's stop when they stopped where the answer was
+    already known (a right answer counted as Good): it is saved, and the caller stops after counting it."""
+    from scheduler import Rating
+
+    began = time.monotonic()
+    rating, stop = _rating_or_kept(lambda: _ask(console, question, lambda: session.intervals(item, clock())))
+    at = clock()
+    review = session.answer(item, rating, at, _elapsed_ms(began))
+    if rating == Rating.AGAIN:
+        console.say("Saved: Again. It comes back before this session ends.")
+    else:
+        console.say(f"Saved: {NAMES[rating]}. Next review in {_interval(review.due - at)}.")
+    return stop
+
+
+def _rating_or_kept(ask: Callable[[], Rating]) -> tuple[Rating, _Quit | None]:
+    """The rating `ask` returns and None; or, when the learner stops where a rating is already known (a right
+    answer counted as Good), that rating and the stop, to raise once the rating is saved."""
+    try:
+        return ask(), None
+    except _Quit as stop:
+        if stop.keep is None:
+            raise
+        return stop.keep, _Quit(stop.reason)
+
+
+def _stopped(console: _Console, stop: _Quit, done: str) -> int:
+    console.say(f"Stopped ({stop.reason}): {done}.")
+    return EXIT_INTERRUPTED if stop.reason == _CTRL_C else EXIT_OK
+
+
+def _held(view: Outlook) -> str | None:
+    """What today's limits hold back, and the options that raise them; None when nothing is held back."""
+    held = view.held_text()
+    if held is None:
+        return None
+    options = " and ".join(
+        ["--limit-reviews N"] * bool(view.held_due) + ["--limit-new N"] * bool(view.held_new)
+    )
+    return f"Today's limit is reached: {held} until tomorrow ({options} to allow more)."
+
+
+def _after(view: Outlook, at: datetime) -> str:
+    """What comes once nothing more is due now: what today's limits hold back, and when the next question is
+    due (unless due questions are held back: they come first)."""
+    held = _held(view)
+    if held is None:
+        return _next_due(view, at)
+    if view.held_due or view.next_due is None:
+        return held
+    return f"{held} {_next_due(view, at)}"
+
+
+def _next_due(view: Outlook, at: datetime) -> str:
+    if view.next_due is None:
         return "No question is scheduled yet."
-    return f"Next question due in {_interval(min(upcoming) - at)}."
+    return f"Next question due in {_interval(view.next_due - at)}."
 
 
 # ------------------------------------------------------------------------------------------------------ cram
@@ -320,14 +436,11 @@ def _cram(
     from scheduler import CramSession
 
     if requested:
-        lessons = []
-        for raw in requested:
-            lesson_id = raw.zfill(2) if raw.isdigit() else raw
-            if lesson_id not in bank.lessons():
-                err.write(f"unknown lesson {raw!r} (lessons with questions: {', '.join(bank.lessons())})\n")
-                return EXIT_USAGE
-            if lesson_id not in lessons:
-                lessons.append(lesson_id)
+        try:
+            lessons = [lesson_id(raw, bank.lessons()) for raw in requested]
+        except ValueError as problem:
+            err.write(f"{problem}\n")
+            return EXIT_USAGE
     else:
         lessons = [lesson for lesson in bank.lessons() if lesson in store.enrolled()]
         if not lessons:
@@ -347,14 +460,14 @@ def _cram(
             console.say()
             console.say(f"[{answered + 1}/{answered + session.remaining}] {_heading(question)}, practice")
             began = time.monotonic()
-            rating = _ask(console, question, None)
+            rating, stop = _rating_or_kept(lambda question=question: _ask(console, question, None))
             session.answer(item, rating, clock(), _elapsed_ms(began))
             answered += 1
-            console.say(f"Logged as practice: {_RATING_NAMES[rating]}.")
+            console.say(f"Logged as practice: {NAMES[rating]}.")
+            if stop is not None:
+                raise stop
     except _Quit as stop:
-        reason = "end of input" if stop.eof else "you typed q"
-        console.say(f"Stopped ({reason}): {_plural(answered, 'practice answer')} logged.")
-        return EXIT_OK
+        return _stopped(console, stop, _plural(answered, "practice answer") + " logged")
     console.say()
     console.say(f"Practice over: {_plural(answered, 'practice answer')} logged; your schedule is unchanged.")
     return EXIT_OK
@@ -437,11 +550,8 @@ def _ask(
             if reply == "?":
                 right = False
                 break
-            number_text = (
-                reply[: -len(question.unit)].strip() if unit and reply.endswith(question.unit) else reply
-            )
             try:
-                right = question.is_correct(number_text)
+                right = question.is_correct(reply)
                 break
             except ValueError:
                 console.say("Please type a number, ? or q.")
@@ -451,17 +561,28 @@ def _ask(
     _explain(console, question)
     if not right:
         return Rating.AGAIN
+    return _confirm_good(console, intervals)
+
+
+def _confirm_good(console: _Console, intervals: Callable[[], dict[Rating, timedelta]] | None) -> Rating:
+    """A right answer counts as Good unless the learner picks Hard or Easy. Stopping here (q, end of input,
+    Ctrl-C) keeps the Good: the `_Quit` raised carries it, to be saved before stopping."""
+    from scheduler import Rating
+
     if intervals is None:
         reply_text = "Counted as Good. Press Enter to keep it, or type 2 for Hard or 4 for Easy: "
     else:
         spans = intervals()
         reply_text = (
             f"Counted as Good ({_interval(spans[Rating.GOOD])}). Press Enter to keep it, or type "
-            f"2 for Hard ({_interval(spans[Rating.HARD])}; {_HARD_MEANS}) or 4 for Easy "
+            f"2 for Hard ({_interval(spans[Rating.HARD])}; {HARD_MEANS}) or 4 for Easy "
             f"({_interval(spans[Rating.EASY])}): "
         )
     while True:
-        reply = console.ask(reply_text)
+        try:
+            reply = console.ask(reply_text)
+        except _Quit as stop:
+            raise _Quit(stop.reason, keep=Rating.GOOD) from None
         if reply in ("", "3"):
             return Rating.GOOD
         if reply in ("2", "4"):
@@ -480,13 +601,13 @@ def _choose_rating(
     from scheduler import Rating
 
     if intervals is None:
-        buttons = "   ".join(f"{value} {name}" for value, name in _RATING_NAMES.items())
+        buttons = "   ".join(f"{value} {name}" for value, name in NAMES.items())
     else:
         spans = intervals()
         buttons = "   ".join(
-            f"{value} {name} {_interval(spans[Rating(value)])}" for value, name in _RATING_NAMES.items()
+            f"{value} {name} {_interval(spans[Rating(value)])}" for value, name in NAMES.items()
         )
-    console.say(f"{heading} ({_HARD_MEANS})")
+    console.say(f"{heading} ({HARD_MEANS})")
     console.say(f"  {buttons}")
     while True:
         reply = console.ask("Your rating [1-4, q to quit]: ")

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 
-__all__ = ["LESSONS", "QUIZ_LESSONS", "Lesson", "lesson"]
+__all__ = ["LESSONS", "QUIZ_LESSONS", "Lesson", "lesson", "lesson_id", "lesson_title"]
 
 
 @dataclass(frozen=True)
@@ -46,3 +46,31 @@ def lesson(lesson_id: str) -> Lesson:
         return _BY_ID[lesson_id]
     except KeyError:
         raise KeyError(f"unknown lesson {lesson_id!r} (known: {', '.join(LESSONS)})") from None
+
+
+def lesson_title(lesson: str) -> str:
+    """The title of `lesson` ("02" -> "Scaled dot-product attention"); the id itself if it is unknown."""
+    found = _BY_ID.get(lesson)
+    return found.title if found is not None else lesson
+
+
+def lesson_id(value: str | int, available: Sequence[str] | None = None) -> str:
+    """The id of a quiz lesson as written loosely: "2", 2 and "02" all give "02".
+
+    `available`, when given, are the lessons that have questions (``Bank.lessons()``): a quiz lesson not among
+    them is a ValueError too, "lesson 06 has no questions yet (...)". Anything that is not a quiz lesson is a
+    ValueError naming the lessons one may use; a value that is neither a string nor an int is a TypeError.
+    """
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise TypeError(f"a lesson is given as a string or a whole number, e.g. '02' or 2; got {value!r}")
+    text = str(value).strip()
+    canonical = f"{int(text):02d}" if text.isascii() and text.isdigit() else text
+    if available is None:
+        choices = f"lessons with a quiz: {', '.join(QUIZ_LESSONS)}"
+    else:
+        choices = f"lessons with questions: {', '.join(available)}"
+    if canonical not in QUIZ_LESSONS:
+        raise ValueError(f"unknown lesson {value!r} ({choices})")
+    if available is not None and canonical not in available:
+        raise ValueError(f"lesson {canonical} has no questions yet ({choices})")
+    return canonical

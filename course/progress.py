@@ -2,12 +2,16 @@
 
 The progress file is chosen, most specific first, by: the ``--db`` option of ``python -m course``, the
 ``COURSE_DB`` environment variable, then ``progress.sqlite3`` in the per-user data directory
-(``platformdirs.user_data_dir("attention-course")``).
+(``platformdirs.user_data_dir("attention-course")``). ``--db`` and ``COURSE_DB`` must name a file: one that
+names a folder is a `ProgressPathError` (a ``scheduler.StoreError``), so it is reported like any other problem
+with the progress file.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -15,24 +19,59 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import platformdirs
 
+from scheduler import StoreError
+
 if TYPE_CHECKING:
     from course.bank import Bank
-    from scheduler import Item, Store
+    from scheduler import Item, Limits, Store
 
-__all__ = ["APP_NAME", "DB_FILE_NAME", "ENV_VAR", "db_path", "items", "local_tz", "open_store"]
+__all__ = [
+    "APP_NAME",
+    "DB_FILE_NAME",
+    "ENV_VAR",
+    "Outlook",
+    "ProgressPathError",
+    "db_path",
+    "items",
+    "local_tz",
+    "open_store",
+    "outlook",
+    "require_file",
+]
 
 APP_NAME = "attention-course"
 DB_FILE_NAME = "progress.sqlite3"
 ENV_VAR = "COURSE_DB"
 
 
+class ProgressPathError(StoreError):
+    """The progress file was named by a path that is a folder (``named_by``: "--db", "COURSE_DB", ...)."""
+
+    def __init__(self, path: str | os.PathLike[str], named_by: str) -> None:
+        self.named_by = named_by
+        example = Path(path) / DB_FILE_NAME
+        message = f"{named_by} must name a file, e.g. {example} ({os.fspath(path)} is a folder)"
+        self._setup(path, message, named_by)
+
+
+def require_file(path: Path, named_by: str) -> Path:
+    """`path`, unless it is an existing folder: then `ProgressPathError` saying that `named_by` must name a
+    file. (A path that cannot be looked at is returned: opening it reports why.)"""
+    if os.path.isdir(path):
+        raise ProgressPathError(path, named_by)
+    return path
+
+
 def db_path(cli_value: str | os.PathLike[str] | None = None) -> Path:
-    """The progress file: `cli_value` (``--db``), else ``$COURSE_DB``, else the per-user default."""
+    """The progress file: `cli_value` (``--db``), else ``$COURSE_DB``, else the per-user default.
+
+    `ProgressPathError` when ``--db`` or ``$COURSE_DB`` names a folder.
+    """
     if cli_value is not None and str(cli_value) != "":
-        return Path(cli_value).expanduser()
+        return require_file(Path(cli_value).expanduser(), "--db")
     env = os.environ.get(ENV_VAR, "")
     if env:
-        return Path(env).expanduser()
+        return require_file(Path(env).expanduser(), ENV_VAR)
     return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False)) / DB_FILE_NAME
 
 
@@ -40,14 +79,55 @@ def open_store(path: str | os.PathLike[str] | None = None, *, create: bool = Tru
     """Open the progress store at `path` (default: `db_path()`).
 
     With ``create=True`` a missing file (and its folder) is created; with ``create=False`` a missing file
-    raises ``scheduler.StoreNotFoundError`` and nothing is written.
+    raises ``scheduler.StoreNotFoundError`` and nothing is written. Every problem is a
+    ``scheduler.StoreError``.
     """
     from scheduler import Store
 
-    target = db_path(path)
-    if create:
-        target.parent.mkdir(parents=True, exist_ok=True)
-    return Store.open(target, create=create)
+    return Store.open(db_path(path), create=create)
+
+
+@dataclass(frozen=True)
+class Outlook:
+    """What a review started at some time would find.
+
+    ``due_now``: the questions it would serve (due ones, then new ones); ``held_due`` and ``held_new``: the
+    due and new questions that today's limits hold back until tomorrow; ``next_due``: the earliest due time
+    after that time (None when no question is scheduled after it).
+    """
+
+    due_now: int
+    held_due: int
+    held_new: int
+    next_due: datetime | None
+
+    def held_text(self) -> str | None:
+        """``10 due and 3 new questions wait``, ``1 new question waits``; None when nothing is held back."""
+        parts = [f"{n} {kind}" for n, kind in ((self.held_due, "due"), (self.held_new, "new")) if n]
+        if not parts:
+            return None
+        one = self.held_due + self.held_new == 1
+        return f"{' and '.join(parts)} {'question waits' if one else 'questions wait'}"
+
+
+def outlook(store: Store, items: Sequence[Item], at: datetime, tz: tzinfo, limits: Limits) -> Outlook:
+    """The `Outlook` at `at` for `items`, read from one snapshot of `store`."""
+    from scheduler import Session
+
+    ids = {item.id for item in items}
+    with store.snapshot():
+        session = Session(store, items, at, tz, limits)
+        cards = {item_id: card for item_id, card in store.cards().items() if item_id in ids}
+        decks = set(store.enrolled())
+    due = sum(card.due <= at for card in cards.values())
+    unseen = len({item.id for item in items if item.deck in decks and item.id not in cards})
+    later = [card.due for card in cards.values() if card.due > at]
+    return Outlook(
+        due_now=session.remaining,
+        held_due=max(0, due - session.due_count),
+        held_new=max(0, unseen - session.new_count),
+        next_due=min(later, default=None),
+    )
 
 
 def local_tz() -> tzinfo:

@@ -6,6 +6,7 @@ It knows nothing about the course it serves; everything it schedules is an ``Ite
 from __future__ import annotations
 
 from scheduler._errors import (
+    StoreAccessError,
     StoreCorruptError,
     StoreError,
     StoreLockedError,
@@ -34,6 +35,7 @@ __all__ = [
     "Session",
     "Stats",
     "Store",
+    "StoreAccessError",
     "StoreCorruptError",
     "StoreError",
     "StoreLockedError",

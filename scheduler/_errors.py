@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["StoreCorruptError", "StoreError", "StoreLockedError", "StoreNotFoundError", "StoreVersionError"]
+__all__ = [
+    "StoreAccessError",
+    "StoreCorruptError",
+    "StoreError",
+    "StoreLockedError",
+    "StoreNotFoundError",
+    "StoreVersionError",
+]
 
 
 class StoreError(Exception):
@@ -29,16 +36,50 @@ class StoreNotFoundError(StoreError):
 
 
 class StoreCorruptError(StoreError):
-    """The file is not a readable database of ours; it was not modified."""
+    """The file is not a readable database of ours.
 
-    def __init__(self, path: str | os.PathLike[str], detail: str) -> None:
+    Raised while opening (``opened`` False), the file was not modified. Raised later (``opened`` True), a
+    damaged part was found on first reading it, and earlier writes to undamaged parts may have succeeded.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], detail: str, opened: bool = False) -> None:
         self.detail = detail
-        self._setup(
-            path,
-            f"{os.fspath(path)} is not a readable progress database ({detail}); it was left untouched. "
-            "Move it aside to start fresh.",
-            detail,
-        )
+        self.opened = opened
+        if opened:
+            message = (
+                f"{os.fspath(path)} is damaged ({detail}); stop using it and move it aside to start fresh, "
+                "keeping the moved copy"
+            )
+        else:
+            message = (
+                f"{os.fspath(path)} is not a readable progress database ({detail}); it was left untouched. "
+                "Move it aside to start fresh."
+            )
+        self._setup(path, message, detail, opened)
+
+
+_ACCESS_MESSAGES = {
+    "full": "{path} cannot be written: the disk is full; free some space and try again",
+    "read-only": "{path} cannot be written (read-only file or folder); check its permissions",
+    "open": "{path} cannot be opened ({detail}); check that its folder exists and is writable",
+    "io": "{path} cannot be read or written (disk I/O error); check the disk it is on and try again",
+}
+
+
+class StoreAccessError(StoreError):
+    """The file could not be opened, read or written, though its contents may well be fine.
+
+    ``reason`` is one of "full" (no space left), "read-only" (file, folder or disk not writable), "open"
+    (it cannot be opened or created; ``detail`` says why) and "io" (the disk reported an I/O error).
+    """
+
+    def __init__(self, path: str | os.PathLike[str], reason: str, detail: str = "") -> None:
+        if reason not in _ACCESS_MESSAGES:
+            raise ValueError(f"reason must be one of {', '.join(_ACCESS_MESSAGES)}, got {reason!r}")
+        self.reason = reason
+        self.detail = detail
+        message = _ACCESS_MESSAGES[reason].format(path=os.fspath(path), detail=detail)
+        self._setup(path, message, reason, detail)
 
 
 class StoreLockedError(StoreError):

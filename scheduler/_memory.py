@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 from fsrs import Card, Scheduler, State
 from fsrs import Rating as FsrsRating
 
-from scheduler._records import CardState, Rating, Review
+from scheduler._records import CardState, Rating, Review, check_rating
 from scheduler._time import require_aware
 
 __all__ = ["Memory"]
@@ -68,7 +68,7 @@ class Memory:
 
     def review(self, state: CardState | None, item_id: str, rating: Rating, at: datetime) -> CardState:
         """The state after answering ``item_id`` (``state`` None for a new item) with ``rating`` at ``at``."""
-        return self._step(self._scheduler, state, item_id, Rating(rating), require_aware(at, "at"))
+        return self._step(self._scheduler, state, item_id, check_rating(rating), require_aware(at, "at"))
 
     def replay(self, item_id: str, reviews: Sequence[Review]) -> CardState:
         """Rebuild an item's state from its log rows (in log order); each due date is taken from the log."""

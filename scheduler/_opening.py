@@ -10,21 +10,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from scheduler._errors import StoreCorruptError, StoreLockedError, StoreVersionError
+from scheduler._errors import StoreCorruptError, StoreError, StoreVersionError
+from scheduler._failures import from_os_error, is_busy, translate
 from scheduler._schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION, TABLES
 
-__all__ = ["EMPTY", "MISSING", "Identity", "enable_wal", "inspect", "migrate", "translate"]
+__all__ = ["EMPTY", "MISSING", "Identity", "enable_wal", "inspect", "migrate"]
 
 MISSING = "missing"
 EMPTY = "empty"
 _MAGIC = b"SQLite format 3\x00"
 Identity = tuple[int, int, frozenset[str]]  # application_id, user_version, table names
 T = TypeVar("T")
-
-
-def _is_busy(exc: sqlite3.DatabaseError) -> bool:
-    code = getattr(exc, "sqlite_errorcode", None)  # Python 3.11+
-    return (code is not None and code & 0xFF in (5, 6)) or "database is locked" in str(exc)  # BUSY, LOCKED
 
 
 def _patiently(action: Callable[[], T], timeout_ms: int) -> T:
@@ -36,19 +32,9 @@ def _patiently(action: Callable[[], T], timeout_ms: int) -> T:
         try:
             return action()
         except sqlite3.OperationalError as exc:
-            if not _is_busy(exc) or time.monotonic() >= deadline:
+            if not is_busy(exc) or time.monotonic() >= deadline:
                 raise
             time.sleep(0.005)
-
-
-def translate(path: Path, exc: sqlite3.DatabaseError, timeout_ms: int) -> Exception | None:
-    """The store error for an sqlite3 error, or None when it is not about the file (a bug: re-raise it)."""
-    text = str(exc)
-    if _is_busy(exc):
-        return StoreLockedError(path, timeout_ms / 1000)
-    if isinstance(exc, (sqlite3.IntegrityError, sqlite3.ProgrammingError, sqlite3.InterfaceError)):
-        return None
-    return StoreCorruptError(path, text)
 
 
 def _header_problem(header: bytes, size: int, wal_exists: bool) -> str | None:
@@ -93,13 +79,30 @@ def check_identity(path: Path, identity: Identity) -> None:
 
 
 def inspect(path: Path, timeout_ms: int) -> str | Identity:
-    """MISSING, EMPTY, or the identity of an existing database, found without writing anything."""
+    """MISSING, EMPTY, or the identity of an existing database, found without writing anything.
+
+    A file found unreadable is refused only when a second look finds it so for the same reason: while
+    another program creates the file or copies its WAL into it, one look can read half old, half new pages.
+    """
+    error: StoreError | None = None
+    for _ in range(3):
+        try:
+            return _look(path, timeout_ms)
+        except (StoreCorruptError, StoreVersionError) as exc:
+            if error is not None and str(exc) == str(error):
+                raise
+            error = exc
+    assert error is not None
+    raise error
+
+
+def _look(path: Path, timeout_ms: int) -> str | Identity:
     try:
         info = path.stat()
     except FileNotFoundError:
         return MISSING
     except OSError as exc:
-        raise StoreCorruptError(path, exc.strerror or str(exc)) from exc
+        raise from_os_error(path, exc) from exc
     if stat.S_ISDIR(info.st_mode):
         raise StoreCorruptError(path, "it is a directory")
     wal_exists = os.path.exists(f"{path}-wal")
@@ -110,7 +113,7 @@ def inspect(path: Path, timeout_ms: int) -> str | Identity:
             with open(path, "rb") as file:
                 header = file.read(100)
         except OSError as exc:
-            raise StoreCorruptError(path, exc.strerror or str(exc)) from exc
+            raise from_os_error(path, exc) from exc
         problem = _header_problem(header, info.st_size, wal_exists)
         if problem is not None:
             raise StoreCorruptError(path, problem)
@@ -121,7 +124,7 @@ def inspect(path: Path, timeout_ms: int) -> str | Identity:
     try:
         connection = sqlite3.connect(uri, uri=True, timeout=timeout_ms / 1000, isolation_level=None)
     except sqlite3.DatabaseError as exc:
-        raise StoreCorruptError(path, str(exc)) from exc
+        raise (translate(path, exc, timeout_ms) or StoreCorruptError(path, str(exc))) from exc
     try:
         identity = _patiently(lambda: read_identity(connection), timeout_ms)
     except sqlite3.DatabaseError as exc:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import IntEnum
 
-__all__ = ["CardState", "CramReview", "Item", "Limits", "Rating", "Review"]
+__all__ = ["CardState", "CramReview", "Item", "Limits", "Rating", "Review", "check_rating"]
 
 
 class Rating(IntEnum):
@@ -16,6 +16,16 @@ class Rating(IntEnum):
     HARD = 2
     GOOD = 3
     EASY = 4
+
+
+def check_rating(value: object) -> Rating:
+    """``value`` as a Rating; an int from 1 to 4 is accepted, a bool, float or anything else is refused."""
+    expected = "rating must be a Rating or an int from 1 to 4"
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{expected}, got {value!r} ({type(value).__name__})")
+    if not 1 <= value <= 4:
+        raise ValueError(f"{expected}, got {value!r}")
+    return Rating(value)
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,22 @@ def due_queue(
     Due reviews are ordered most overdue first, ties broken by lowest retrievability and then by the order of
     ``items``; new items come in ``items`` order. Items in the store but not in ``items`` are ignored.
     """
+    due, new = _due_and_new(store, items, at, tz, limits, rollover_hour)
+    return due + new
+
+
+def _due_and_new(
+    store: Store, items: Sequence[Item], at: datetime, tz: tzinfo, limits: Limits, rollover_hour: int
+) -> tuple[list[Item], list[Item]]:
+    """The due queue in its two parts, read from one snapshot of the store."""
     at = require_aware(at, "at")
+    with store.snapshot():
+        return _read_queue(store, items, at, tz, limits, rollover_hour)
+
+
+def _read_queue(
+    store: Store, items: Sequence[Item], at: datetime, tz: tzinfo, limits: Limits, rollover_hour: int
+) -> tuple[list[Item], list[Item]]:
     start, end = day_starts(at, tz, rollover_hour, 2)
     positions: dict[str, int] = {}
     for position, item in enumerate(items):
@@ -41,17 +56,17 @@ def due_queue(
     )
     queue = _break_ties(store, items, due, at, max(0, limits.reviews_per_day - reviews_done))
 
+    new: list[Item] = []
     new_left = max(0, limits.new_per_day - new_done)
     if new_left:
         decks = set(store.enrolled())
         seen = {item_id for item_id, _ in with_card}
         for position, item in enumerate(items):
-            if new_left == 0:
+            if len(new) == new_left:
                 break
             if item.deck in decks and item.id not in seen and positions[item.id] == position:
-                queue.append(item)
-                new_left -= 1
-    return queue
+                new.append(item)
+    return queue, new
 
 
 def _break_ties(
@@ -105,7 +120,11 @@ class _Queue:
 
 
 class Session(_Queue):
-    """A review session over the due queue at ``at``; answers are recorded in the schedule."""
+    """A review session over the due queue at ``at``; answers are recorded in the schedule.
+
+    ``due_count`` and ``new_count`` are the numbers of due reviews and of new items in the queue it was
+    created with (they do not change as it is answered).
+    """
 
     def __init__(
         self,
@@ -116,7 +135,10 @@ class Session(_Queue):
         limits: Limits = Limits(),  # noqa: B008 - frozen, so a shared default is safe
         rollover_hour: int = 4,
     ) -> None:
-        super().__init__(store, due_queue(store, items, at, tz, limits, rollover_hour))
+        due, new = _due_and_new(store, items, at, tz, limits, rollover_hour)
+        super().__init__(store, due + new)
+        self.due_count = len(due)
+        self.new_count = len(new)
 
     def answer(self, item: Item, rating: Rating, at: datetime, duration_ms: int | None = None) -> Review:
         """Record the answer; AGAIN sends the item to the back, so it comes back before the session ends."""

@@ -42,11 +42,13 @@ def _due_per_day(due_times: list[tuple[str, int]], ids: set[str], starts: list[d
     return counts
 
 
-def _true_retention(store: Store, ids: set[str], tz: tzinfo, rollover_hour: int) -> float | None:
+def _true_retention(
+    rows: list[tuple[str, int, int, int]], ids: set[str], tz: tzinfo, rollover_hour: int
+) -> float | None:
     day_of = DayIndexer(tz, rollover_hour)
     seen: set[tuple[str, int]] = set()
     counted = passed = 0
-    for item_id, reviewed_at, rating, state_before in store._retention_rows():
+    for item_id, reviewed_at, rating, state_before in rows:
         if item_id not in ids:
             continue
         key = (item_id, day_of(reviewed_at))
@@ -60,20 +62,24 @@ def _true_retention(store: Store, ids: set[str], tz: tzinfo, rollover_hour: int)
 
 
 def stats(store: Store, items: Sequence[Item], at: datetime, tz: tzinfo, rollover_hour: int = 4) -> Stats:
+    """The numbers at ``at``, all read from one snapshot of the store."""
     at = require_aware(at, "at")
     starts = day_starts(at, tz, rollover_hour, 9)
     ids = {item.id for item in items}
-    due_times = store._due_times()
+    with store.snapshot():
+        due_times = store._due_times()
+        counts = store._review_counts()
+        decks = set(store.enrolled())
+        answered_today = store._answers_between(starts[0], starts[1])
+        retention_rows = store._retention_rows()
     due = _due_per_day(due_times, ids, starts)
-    counts = store._review_counts()
-    decks = set(store.enrolled())
     seen = {item_id for item_id, _ in due_times}
     return Stats(
         due_today=due[0],
         due_next_7_days=tuple(due[1:8]),
-        reviews_today=sum(item_id in ids for item_id, _ in store._answers_between(starts[0], starts[1])),
+        reviews_today=sum(item_id in ids for item_id, _ in answered_today),
         reviews_total=sum(counts.get(item_id, 0) for item_id in ids),
-        true_retention=_true_retention(store, ids, tz, rollover_hour),
+        true_retention=_true_retention(retention_rows, ids, tz, rollover_hour),
         new_available=len({item.id for item in items if item.deck in decks and item.id not in seen}),
     )
 

@@ -1,6 +1,7 @@
 """One SQLite file per learner: an append-only review log (the truth), a card cache, a cram log, decks.
 
-Every write is ``BEGIN IMMEDIATE ... COMMIT`` in WAL mode, so several kernels and terminals can share it.
+Every write is ``BEGIN IMMEDIATE ... COMMIT`` in WAL mode, so several kernels and terminals can share it;
+reads that must agree with each other run inside ``Store.snapshot()``, one read transaction.
 Times are stored as integer milliseconds since the Unix epoch (UTC); ``record`` rounds ``at`` down to the
 millisecond so the Review it returns is exactly what a later read gives back.
 """
@@ -16,10 +17,11 @@ from datetime import datetime
 from pathlib import Path
 from types import TracebackType
 
-from scheduler._errors import StoreNotFoundError
+from scheduler._errors import StoreCorruptError, StoreNotFoundError
+from scheduler._failures import from_os_error, translate
 from scheduler._memory import Memory
-from scheduler._opening import MISSING, enable_wal, inspect, migrate, translate
-from scheduler._records import CardState, CramReview, Rating, Review
+from scheduler._opening import MISSING, enable_wal, inspect, migrate
+from scheduler._records import CardState, CramReview, Rating, Review, check_rating
 from scheduler._time import from_ms, require_aware, to_ms
 
 __all__ = ["Store"]
@@ -59,7 +61,7 @@ def _check_answer(
         isinstance(duration_ms, bool) or not isinstance(duration_ms, int) or duration_ms < 0
     ):
         raise ValueError(f"duration_ms must be None or a non-negative int, got {duration_ms!r}")
-    return Rating(rating), from_ms(to_ms(require_aware(at, "at")))
+    return check_rating(rating), from_ms(to_ms(require_aware(at, "at")))
 
 
 class Store:
@@ -67,6 +69,9 @@ class Store:
 
     One Store may be used from several threads, one call at a time (a lock serializes them): Jupyter runs
     widget callbacks on a thread other than the one that ran the cell that opened the store.
+
+    Errors are StoreErrors: StoreLockedError, StoreAccessError (disk full, read-only, cannot be opened, I/O
+    error), StoreCorruptError (damaged), plus StoreNotFoundError and StoreVersionError from ``open``.
     """
 
     def __init__(
@@ -77,6 +82,8 @@ class Store:
         self.path = path
         self.memory = memory
         self.busy_timeout_ms = busy_timeout_ms
+        self._opened = False  # set once open() is done: decides how a damaged file is reported
+        self._snapshots = 0  # depth of nested snapshot() blocks (on the thread holding the lock)
 
     @classmethod
     def open(
@@ -94,10 +101,16 @@ class Store:
         if inspect(path, busy_timeout_ms) == MISSING:
             if not create:
                 raise StoreNotFoundError(path)
-            path.parent.mkdir(parents=True, exist_ok=True)
-        connection = sqlite3.connect(
-            os.fspath(path), timeout=busy_timeout_ms / 1000, isolation_level=None, check_same_thread=False
-        )
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise from_os_error(path, exc) from exc
+        try:
+            connection = sqlite3.connect(
+                os.fspath(path), timeout=busy_timeout_ms / 1000, isolation_level=None, check_same_thread=False
+            )
+        except sqlite3.Error as exc:
+            raise (translate(path, exc, busy_timeout_ms) or StoreCorruptError(path, str(exc))) from exc
         store = cls(connection, path, memory if memory is not None else Memory(), busy_timeout_ms)
         try:
             with store._translated():
@@ -107,6 +120,7 @@ class Store:
         except BaseException:
             connection.close()
             raise
+        store._opened = True
         return store
 
     def close(self) -> None:
@@ -129,15 +143,40 @@ class Store:
         try:
             yield
         except sqlite3.DatabaseError as exc:
-            error = translate(self.path, exc, self.busy_timeout_ms)
+            error = translate(self.path, exc, self.busy_timeout_ms, self._opened)
             if error is None:
                 raise
             raise error from exc
 
     @contextmanager
+    def snapshot(self) -> Iterator[Store]:
+        """Read a consistent state: every read inside the block sees the store as it was at its first read,
+        whatever other programs write meanwhile (one read transaction). Blocks nest; other threads using
+        this Store wait until the block ends; writing inside it is refused."""
+        with self._lock:
+            if self._snapshots:
+                self._snapshots += 1
+                try:
+                    yield self
+                finally:
+                    self._snapshots -= 1
+                return
+            with self._translated():
+                self._connection.execute("BEGIN")  # deferred: the snapshot is taken at the first read
+            self._snapshots = 1
+            try:
+                yield self
+            finally:
+                self._snapshots = 0
+                if self._connection.in_transaction:
+                    self._connection.execute("ROLLBACK")  # it only read: nothing to keep
+
+    @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
         connection = self._connection
         with self._lock, self._translated():
+            if self._snapshots:
+                raise RuntimeError("cannot write inside Store.snapshot(); write after the block ends")
             connection.execute("BEGIN IMMEDIATE")
             try:
                 yield connection

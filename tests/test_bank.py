@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from course import _toml
 from course.bank import Bank, BankError, Option, Question, load_bank
-from course.lessons import LESSONS, QUIZ_LESSONS
+from course.lessons import LESSONS, QUIZ_LESSONS, lesson_id, lesson_title
 
 RECALL = """
 [[question]]
@@ -94,6 +95,11 @@ CASES: list[tuple[str, dict[str, str | bytes], list[str]]] = [
         "file name uppercase",
         {"00-Welcome.toml": lesson_file()},
         ["00-Welcome.toml: file name must look like NN-slug.toml (NN = the lesson id, e.g. 00-welcome.toml)"],
+    ),
+    (
+        "upper-case extension",
+        {"00-a.TOML": lesson_file(), "01-b.toml": lesson_file(question(qid="01-b"), lesson="01")},
+        ["00-a.TOML: file name must end in .toml, not .TOML"],
     ),
     ("invalid TOML", {F: BAD_TOML}, [f"{F}: not valid TOML: {BAD_TOML_MESSAGE}"]),
     (
@@ -237,6 +243,11 @@ CASES: list[tuple[str, dict[str, str | bytes], list[str]]] = [
     (
         "prompt math",
         {F: lesson_file(question("prompt = 'Is $d_k$ or $\\sqrt{d_k} the scale?'"))},
+        [f"{Q}: field 'prompt': {MATH}"],
+    ),
+    (
+        "math outside a code span",
+        {F: lesson_file(question("prompt = 'In `$x$` the $ sign'"))},
         [f"{Q}: field 'prompt': {MATH}"],
     ),
     (
@@ -469,6 +480,34 @@ def test_missing_directory(tmp_path: Path) -> None:
     assert caught.value.problems == [f"{missing}: question bank directory not found"]
 
 
+def test_not_a_directory(tmp_path: Path) -> None:
+    plain = tmp_path / "bank.txt"
+    plain.write_text("not a folder\n")
+    with pytest.raises(BankError) as caught:
+        load_bank(plain)
+    assert caught.value.problems == [f"{plain}: question bank directory not found"]
+
+
+def test_unreadable_question_file(tmp_path: Path) -> None:
+    (tmp_path / "00-a.toml").mkdir()  # reading it fails, as for a file one may not read
+    (tmp_path / "01-b.toml").write_text(lesson_file(question(qid="01-b"), lesson="01"))
+    with pytest.raises(BankError) as caught:
+        load_bank(tmp_path)
+    assert caught.value.problems == ["00-a.toml: cannot read the file (Is a directory)"]
+
+
+def test_byte_order_mark_is_accepted(tmp_path: Path) -> None:
+    text = lesson_file().replace("\n", "\r\n")  # as Windows Notepad saves it
+    (tmp_path / "00-a.toml").write_bytes(b"\xef\xbb\xbf" + text.encode())
+    assert [q.id for q in load_bank(tmp_path)] == ["00-a"]
+
+
+def test_dollars_in_code_are_not_math(tmp_path: Path) -> None:
+    text = "Run `echo $HOME`, then:\n\n```\nprice=$5\n```\n\nIs $x$ set?"
+    (tmp_path / "00-a.toml").write_text(lesson_file(question(f"prompt = {json.dumps(text)}")))
+    assert load_bank(tmp_path)["00-a"].prompt.startswith("Run `echo $HOME`")
+
+
 def test_empty_directory(tmp_path: Path) -> None:
     (tmp_path / "notes.md").write_text("not a question file\n")
     with pytest.raises(BankError) as caught:
@@ -568,6 +607,24 @@ def test_is_correct_numeric() -> None:
     assert str(wrong_type.value) == "a numeric answer is a number, got bool"
 
 
+@pytest.mark.parametrize(
+    ("typed", "value"),
+    [("4", 4.0), ("4h", 4.0), (" 4 h ", 4.0), ("\N{MINUS SIGN}0.5h", -0.5), ("1e1 h", 10.0)],
+)
+def test_parse_number_with_the_unit(typed: str, value: float) -> None:
+    q = _question("numeric", answer=4, tolerance=0.0, unit="h")
+    assert q.parse_number(typed) == value
+    assert q.is_correct(typed) is (value == 4.0)
+
+
+@pytest.mark.parametrize("typed", ["h", "4 hours", "4m", "4h h", ""])
+def test_parse_number_rejects_other_text(typed: str) -> None:
+    q = _question("numeric", answer=4, tolerance=0.0, unit="h")
+    with pytest.raises(ValueError) as caught:
+        q.parse_number(typed)
+    assert str(caught.value) == f"not a number: {typed!r}"
+
+
 def test_is_correct_recall_raises() -> None:
     with pytest.raises(TypeError) as caught:
         _question("recall").is_correct("A")
@@ -597,11 +654,11 @@ WELCOME_SECTIONS = {
 def test_shipped_bank_loads_clean() -> None:
     bank = load_bank()
     assert bank.lessons()[0] == "00"
-    for lesson_id in bank.lessons():
-        questions = bank.questions(lesson_id)
-        assert len(questions) >= 6, lesson_id
-        assert {q.kind for q in questions} == {"recall", "choice", "numeric"}, lesson_id
-        assert all(q.source.startswith(lesson_id + "-") for q in questions)
+    for lesson in bank.lessons():
+        questions = bank.questions(lesson)
+        assert len(questions) >= 6, lesson
+        assert {q.kind for q in questions} == {"recall", "choice", "numeric"}, lesson
+        assert all(q.source.startswith(lesson + "-") for q in questions)
     assert {q.section for q in bank.questions("00")} <= WELCOME_SECTIONS
 
 
@@ -609,4 +666,36 @@ def test_lessons_table() -> None:
     assert list(LESSONS) == ["00", "01", "02", "03", "04", "05", "06", "07", "08", "review"]
     assert tuple(LESSONS)[:9] == QUIZ_LESSONS
     assert LESSONS["00"] == ("Welcome", "00-welcome.ipynb")
-    assert all(notebook.startswith(lesson_id) for lesson_id, (_, notebook) in LESSONS.items())
+    assert all(notebook.startswith(lesson) for lesson, (_, notebook) in LESSONS.items())
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"), [("2", "02"), (2, "02"), ("02", "02"), (" 8 ", "08"), (0, "00")]
+)
+def test_lesson_id(given: str | int, expected: str) -> None:
+    assert lesson_id(given) == expected
+    assert lesson_id(given, ("00", "02", "08")) == expected
+
+
+@pytest.mark.parametrize("given", ["review", "9", 9, "-1", "\N{SUPERSCRIPT TWO}", "1x", ""])
+def test_lesson_id_unknown(given: str | int) -> None:
+    with pytest.raises(ValueError) as caught:
+        lesson_id(given)
+    assert str(caught.value) == f"unknown lesson {given!r} (lessons with a quiz: {KNOWN})"
+
+
+def test_lesson_id_without_questions() -> None:
+    with pytest.raises(ValueError) as caught:
+        lesson_id(6, ("00", "01"))
+    assert str(caught.value) == "lesson 06 has no questions yet (lessons with questions: 00, 01)"
+    with pytest.raises(TypeError) as wrong_type:
+        lesson_id(True)
+    assert (
+        str(wrong_type.value) == "a lesson is given as a string or a whole number, e.g. '02' or 2; got True"
+    )
+
+
+def test_lesson_title() -> None:
+    assert lesson_title("02") == "Scaled dot-product attention"
+    assert lesson_title("review") == "Review"
+    assert lesson_title("xx") == "xx"

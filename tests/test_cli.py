@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import sqlite3
 import subprocess
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from course import cli
 from course.bank import load_bank
 from scheduler import Memory, Rating, Store
 
@@ -259,16 +261,165 @@ def test_review_quit_and_end_of_input_keep_answers(bank: Path, db: Path) -> None
         assert log(store) == [("00-r", Rating.GOOD, T), ("00-c", Rating.AGAIN, T + timedelta(minutes=1))]
 
 
+NEW_HELD = "Today's limit is reached: 2 new questions wait until tomorrow (--limit-new N to allow more)."
+
+
 def test_review_limits_and_nothing_due(bank: Path, db: Path) -> None:
     store_with(db, "00").close()
     limited = run("review", "--db", db, "--bank", bank, "--now", NOW, "--limit-new", "1", stdin="\n3\n")
     assert limited.stdout.startswith("Review of lesson 00: 0 due, 1 new.")
-    assert limited.stdout.endswith("Session over: 1 answer saved. Next question due in 10m.\n")
-    nothing = run("review", "--db", db, "--bank", bank, "--now", NOW, "--limit-new", "1")
-    assert (nothing.returncode, nothing.stdout) == (
-        0,
-        "Nothing is due right now. Next question due in 10m.\n",
+    assert limited.stdout.endswith(f"Session over: 1 answer saved. {NEW_HELD} Next question due in 10m.\n")
+    held = run("review", "--db", db, "--bank", bank, "--now", NOW, "--limit-new", "1")
+    assert (held.returncode, held.stdout) == (0, f"{NEW_HELD} Next question due in 10m.\n")
+    nothing = run("review", "--db", db, "--bank", bank, "--now", NOW, "--limit-new", "3", stdin="2\n\n12\n\n")
+    assert nothing.stdout.endswith("Session over: 2 answers saved. Next question due in 10m.\n")
+    later = (T + timedelta(minutes=1)).isoformat()
+    again = run("review", "--db", db, "--bank", bank, "--now", later, "--limit-new", "3")
+    assert (again.returncode, again.stdout) == (0, "Nothing is due right now. Next question due in 9m.\n")
+
+
+@pytest.mark.parametrize(
+    ("decks", "options", "expected"),
+    [
+        (
+            ("00",),
+            ["--limit-reviews", "0"],
+            "Today's limit is reached: 3 due questions wait until tomorrow (--limit-reviews N to allow "
+            "more).\n",
+        ),
+        (
+            ("00", "01"),
+            ["--limit-reviews", "0", "--limit-new", "0"],
+            "Today's limit is reached: 3 due and 1 new questions wait until tomorrow (--limit-reviews N and "
+            "--limit-new N to allow more).\n",
+        ),
+        (
+            ("00", "01"),
+            ["--limit-reviews", "2", "--limit-new", "0"],
+            "Review of lessons 00, 01: 2 due, 0 new. Type q at any prompt to stop; each answer is saved as "
+            "you go.\n",
+        ),
+    ],
+)
+def test_review_says_what_todays_limits_hold_back(
+    bank: Path, db: Path, decks: tuple[str, ...], options: list[str], expected: str
+) -> None:
+    with store_with(db, *decks) as store:
+        for item_id in ("00-r", "00-c", "00-n"):
+            store.record(item_id, Rating.GOOD, T - timedelta(hours=1))  # due 10 minutes later: due now
+    result = run("review", "--db", db, "--bank", bank, "--now", NOW, *options, stdin="\n3\n2\n\n")
+    assert (result.returncode, result.stderr) == (0, "")
+    assert result.stdout.startswith(expected)
+    if "2" in options:  # two of the three due reviews allowed: the third waits, and is said to
+        assert result.stdout.endswith(
+            "Session over: 2 answers saved. Today's limit is reached: 1 due and 1 new questions wait until "
+            "tomorrow (--limit-reviews N and --limit-new N to allow more).\n"
+        )
+
+
+class Keys(io.StringIO):
+    """Typed lines, each taking `minutes` of `clock` time; then Ctrl-C, or the end of input."""
+
+    def __init__(self, text: str, clock: list[datetime] | None = None, *, ctrl_c: bool = True) -> None:
+        super().__init__(text)
+        self.clock = clock
+        self.ctrl_c = ctrl_c
+
+    def readline(self, size: int | None = -1) -> str:
+        line = super().readline(-1 if size is None else size)
+        if self.clock is not None:
+            self.clock[0] += timedelta(minutes=5)
+        if not line and self.ctrl_c:
+            raise KeyboardInterrupt
+        return line
+
+
+def in_process(
+    monkeypatch: pytest.MonkeyPatch, *args: str | Path, stdin: io.StringIO
+) -> tuple[int, str, str]:
+    monkeypatch.setenv("TZ", "UTC")
+    out, err = io.StringIO(), io.StringIO()
+    status = cli.main([str(arg) for arg in args], stdin=stdin, stdout=out, stderr=err)
+    return status, out.getvalue(), err.getvalue()
+
+
+def test_review_goes_on_with_what_came_due_meanwhile(
+    bank: Path, db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store_with(db, "00", fuzz=False).close()
+    clock = [T]
+    monkeypatch.setattr(cli, "now", lambda: clock[0])
+    # every line typed takes 5 minutes: each question 10, so the 10-minute learning steps fall due
+    answers = "\n3\n" + "2\n\n" + "12\n\n" + "\n3\n" + "2\n\n" + "12\n\n"
+    status, out, err = in_process(
+        monkeypatch, "review", "--db", db, "--bank", bank, stdin=Keys(answers, clock)
     )
+    assert (status, err) == (0, "")
+    assert out.count("Due now as well: ") == 2
+    assert "\nDue now as well: 2 questions that came due during this session.\n\n[4/5] " in out
+    assert "\nDue now as well: 1 question that came due during this session.\n\n[6/6] " in out
+    assert out.endswith("Session over: 6 answers saved. Next question due in 2d.\n")
+    with Store.open(db, create=False) as store:
+        assert [item_id for item_id, _, _ in log(store)] == ["00-r", "00-c", "00-n", "00-r", "00-c", "00-n"]
+
+
+@pytest.mark.parametrize(("typed", "reason"), [("q\n", "you typed q"), ("", "end of input")])
+def test_stopping_where_a_right_answer_counts_as_good_keeps_it(
+    bank: Path, db: Path, typed: str, reason: str
+) -> None:
+    store_with(db, "00").close()
+    result = run("review", "--db", db, "--bank", bank, "--now", NOW, stdin="\n3\n2\n" + typed)
+    assert (result.returncode, result.stderr) == (0, "")
+    assert result.stdout.endswith(
+        "or 4 for Easy (8d): " + typed.strip() + "\n"
+        "Saved: Good. Next review in 10m.\n"
+        f"Stopped ({reason}): 2 answers saved.\n"
+    )
+    with Store.open(db, create=False) as store:
+        assert log(store) == [("00-r", Rating.GOOD, T), ("00-c", Rating.GOOD, T)]
+
+
+def test_ctrl_c_where_a_right_answer_counts_as_good_keeps_it(
+    bank: Path, db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store_with(db, "00").close()
+    status, out, err = in_process(
+        monkeypatch, "review", "--db", db, "--bank", bank, "--now", NOW, stdin=Keys("\n3\n2\n")
+    )
+    assert (status, err) == (130, "")
+    assert out.endswith(
+        "or 4 for Easy (8d): \nSaved: Good. Next review in 10m.\nStopped (Ctrl-C): 2 answers saved.\n"
+    )
+    with Store.open(db, create=False) as store:
+        assert log(store) == [("00-r", Rating.GOOD, T), ("00-c", Rating.GOOD, T)]
+    status, out, err = in_process(
+        monkeypatch, "cram", "00", "--db", db, "--bank", bank, "--now", NOW, stdin=Keys("\n1\n2\n")
+    )
+    assert (status, err) == (130, "")
+    assert out.endswith(
+        "Counted as Good. Press Enter to keep it, or type 2 for Hard or 4 for Easy: \n"
+        "Logged as practice: Good.\nStopped (Ctrl-C): 2 practice answers logged.\n"
+    )
+    with Store.open(db, create=False) as store:
+        assert [(r.item_id, r.rating) for r in store.cram_reviews()] == [
+            ("00-r", Rating.AGAIN),
+            ("00-c", Rating.GOOD),
+        ]
+
+
+def test_ctrl_c_before_an_answer_is_known_saves_the_earlier_ones(
+    bank: Path, db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store_with(db, "00").close()
+    status, out, err = in_process(
+        monkeypatch, "review", "--db", db, "--bank", bank, "--now", NOW, stdin=Keys("\n3\n")
+    )
+    assert (status, err) == (130, "")
+    assert out.endswith(
+        "Your answer [1-2, ? if you don't know, q to quit]: \nStopped (Ctrl-C): 1 answer saved.\n"
+    )
+    with Store.open(db, create=False) as store:
+        assert log(store) == [("00-r", Rating.GOOD, T)]
 
 
 def test_review_before_any_lesson(bank: Path, db: Path) -> None:
@@ -319,9 +470,12 @@ def test_cram_with_named_lessons_creates_a_missing_database(bank: Path, db: Path
 
 def test_cram_lesson_arguments(bank: Path, db: Path) -> None:
     store_with(db).close()
-    unknown = run("cram", "7", "--db", db, "--bank", bank, "--now", NOW)
+    empty = run("cram", "7", "--db", db, "--bank", bank, "--now", NOW)
+    assert (empty.returncode, empty.stdout) == (2, "")
+    assert empty.stderr == "lesson 07 has no questions yet (lessons with questions: 00, 01)\n"
+    unknown = run("cram", "1", "review", "--db", db, "--bank", bank, "--now", NOW)
     assert (unknown.returncode, unknown.stdout) == (2, "")
-    assert unknown.stderr == "unknown lesson '7' (lessons with questions: 00, 01)\n"
+    assert unknown.stderr == "unknown lesson 'review' (lessons with questions: 00, 01)\n"
     none = run("cram", "--db", db, "--bank", bank, "--now", NOW)
     assert (none.returncode, none.stdout) == (2, "")
     assert (
@@ -446,3 +600,101 @@ def test_locked_database(bank: Path, db: Path) -> None:
     )
     with Store.open(db, create=False) as store:
         assert store.reviews() == []
+
+
+@pytest.mark.parametrize("how", ["--db", "COURSE_DB"])
+def test_a_folder_given_as_the_progress_file(bank: Path, tmp_path: Path, how: str) -> None:
+    folder = tmp_path / "progress"
+    folder.mkdir()
+    given = ["--db", str(folder)] if how == "--db" else []
+    result = run("stats", *given, "--bank", bank, "--now", NOW, env={"COURSE_DB": str(folder)})
+    assert (result.returncode, result.stdout) == (2, "")
+    assert (
+        result.stderr
+        == f"{how} must name a file, e.g. {folder / 'progress.sqlite3'} ({folder} is a folder)\n"
+    )
+    assert list(folder.iterdir()) == []
+
+
+def test_a_progress_file_in_a_file_is_an_error_not_a_traceback(bank: Path, tmp_path: Path) -> None:
+    parent = tmp_path / "notes.txt"
+    parent.write_text("a file, not a folder\n")
+    result = run("cram", "00", "--db", parent / "progress.sqlite3", "--bank", bank, "--now", NOW)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (
+        f"{parent / 'progress.sqlite3'} cannot be opened ({parent} is not a folder); check that its folder "
+        "exists and is writable\n"
+    )
+
+
+# --------------------------------------------------------------------------------------- no tracebacks
+
+
+@pytest.mark.parametrize(
+    "when", ["9999-12-31T23:00:00+00:00", "0001-01-01T00:00:00+00:00", "0001-01-01T00:00:00+05:00"]
+)
+def test_now_out_of_range_is_a_usage_error(bank: Path, db: Path, when: str) -> None:
+    result = run("stats", "--db", db, "--bank", bank, "--now", when)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr.endswith(
+        f"python -m course stats: error: argument --now: out of range: '{when}' (use a time from 1970 to "
+        "8999)\n"
+    )
+
+
+@pytest.mark.parametrize("when", ["1970-01-01T00:00:00+00:00", "8999-12-31T23:59:59+00:00"])
+@pytest.mark.parametrize("zone", ["UTC", "Pacific/Kiritimati", "Pacific/Pago_Pago"])
+def test_now_at_the_ends_of_the_range(bank: Path, db: Path, when: str, zone: str) -> None:
+    store_with(db, "00").close()
+    answers = "\n3\n2\n\n12\n\n"
+    review = run("review", "--db", db, "--bank", bank, "--now", when, stdin=answers, env={"TZ": zone})
+    assert (review.returncode, review.stderr) == (0, "")
+    assert "Session over: 3 answers saved." in review.stdout
+    stats = run("stats", "--db", db, "--bank", bank, "--now", when, env={"TZ": zone})
+    assert (stats.returncode, stats.stderr) == (0, "")
+
+
+def test_output_closed_early_ends_quietly(bank: Path, db: Path) -> None:
+    store_with(db, "00").close()
+    reader, writer = os.pipe()
+    os.close(reader)  # like `| head` having exited: every write fails with a broken pipe
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "course", "stats", "--db", str(db), "--bank", str(bank), "--now", NOW],
+            stdout=writer,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+            timeout=60,
+        )
+    finally:
+        os.close(writer)
+    assert (result.returncode, result.stderr) == (141, "")
+
+
+def run_with_closed(fd: int, *args: str | Path) -> subprocess.CompletedProcess[str]:
+    streams = {"stdin": subprocess.DEVNULL, "stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
+    return subprocess.run(
+        [sys.executable, "-m", "course", *map(str, args)],
+        **streams,  # type: ignore[call-overload]
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "TZ": "UTC"},
+        timeout=60,
+        preexec_fn=lambda: os.close(fd),
+    )
+
+
+def test_closed_stdin_is_the_end_of_input(bank: Path, db: Path) -> None:
+    store_with(db, "00").close()
+    result = run_with_closed(0, "review", "--db", db, "--bank", bank, "--now", NOW)
+    assert (result.returncode, result.stderr) == (0, "")
+    assert result.stdout.endswith(
+        "Press Enter to show the answer (q to quit): \nStopped (end of input): 0 answers saved.\n"
+    )
+
+
+def test_closed_stdout_is_reported(bank: Path, db: Path) -> None:
+    store_with(db, "00").close()
+    result = run_with_closed(1, "stats", "--db", db, "--bank", bank, "--now", NOW)
+    assert (result.returncode, result.stderr) == (2, "python -m course: the standard output is closed\n")

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import pickle
 import sys
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -12,7 +13,7 @@ import pytest
 
 from course import progress
 from course.bank import load_bank
-from scheduler import Item, Store, StoreNotFoundError
+from scheduler import Item, Limits, Rating, Store, StoreAccessError, StoreError, StoreNotFoundError
 
 
 def test_db_path_precedence(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -59,6 +60,56 @@ def test_open_store_without_create_writes_nothing(tmp_path: Path) -> None:
         progress.open_store(target, create=False)
     assert str(caught.value) == f"no progress database at {target}"
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("how", ["--db", "COURSE_DB"])
+def test_a_folder_named_as_the_progress_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    monkeypatch.setenv("COURSE_DB", str(tmp_path))
+    with pytest.raises(progress.ProgressPathError) as caught:
+        progress.db_path(tmp_path if how == "--db" else None)
+    assert isinstance(caught.value, StoreError)  # reported like any other problem with the progress file
+    assert str(caught.value) == (
+        f"{how} must name a file, e.g. {tmp_path / 'progress.sqlite3'} ({tmp_path} is a folder)"
+    )
+    assert caught.value.path == str(tmp_path)
+    assert str(pickle.loads(pickle.dumps(caught.value))) == str(caught.value)
+    with pytest.raises(progress.ProgressPathError):
+        progress.open_store(tmp_path if how == "--db" else None)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_open_store_leaves_the_folder_to_the_store(tmp_path: Path) -> None:
+    parent = tmp_path / "notes.txt"
+    parent.write_text("a file, not a folder\n")
+    target = parent / "deeper" / "progress.sqlite3"
+    with pytest.raises(StoreAccessError) as caught:
+        progress.open_store(target)
+    assert str(caught.value) == (
+        f"{target} cannot be opened ({parent} is not a folder); check that its folder exists and is writable"
+    )
+
+
+T = datetime(2025, 3, 3, 10, tzinfo=timezone.utc)
+ITEMS = [Item("00-a", "00"), Item("00-b", "00"), Item("00-c", "00"), Item("01-a", "01")]
+
+
+def test_outlook(tmp_path: Path) -> None:
+    with Store.open(tmp_path / "p.sqlite3") as store:
+        assert progress.outlook(store, ITEMS, T, timezone.utc, Limits()) == progress.Outlook(0, 0, 0, None)
+        store.enroll("00", T)
+        store.record("00-a", Rating.GOOD, T - timedelta(minutes=30))  # due 20 minutes ago
+        store.record("00-b", Rating.GOOD, T - timedelta(minutes=5))  # due in 5 minutes
+        view = progress.outlook(store, ITEMS, T, timezone.utc, Limits())
+        assert view == progress.Outlook(due_now=2, held_due=0, held_new=0, next_due=T + timedelta(minutes=5))
+        assert view.held_text() is None
+        held = progress.outlook(store, ITEMS, T, timezone.utc, Limits(new_per_day=0, reviews_per_day=0))
+        assert held == progress.Outlook(due_now=0, held_due=1, held_new=1, next_due=T + timedelta(minutes=5))
+        assert held.held_text() == "1 due and 1 new questions wait"
+        one = progress.outlook(store, ITEMS, T, timezone.utc, Limits(new_per_day=0))
+        assert (one.due_now, one.held_due, one.held_new) == (1, 0, 1)
+        assert one.held_text() == "1 new question waits"
 
 
 @pytest.mark.parametrize(

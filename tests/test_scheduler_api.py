@@ -25,6 +25,7 @@ def test_public_names() -> None:
         "Session",
         "Stats",
         "Store",
+        "StoreAccessError",
         "StoreCorruptError",
         "StoreError",
         "StoreLockedError",

@@ -18,6 +18,7 @@ from scheduler import (
     Rating,
     Review,
     Store,
+    StoreAccessError,
     StoreCorruptError,
     StoreError,
     StoreLockedError,
@@ -91,7 +92,8 @@ def test_record_and_read_back(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("call", "message"),
     [
-        (lambda s: s.record("q", 5, T0), "5 is not a valid Rating"),
+        (lambda s: s.record("q", 5, T0), "rating must be a Rating or an int from 1 to 4, got 5"),
+        (lambda s: s.record_cram("q", 0, T0), "rating must be a Rating or an int from 1 to 4, got 0"),
         (lambda s: s.record("", GOOD, T0), "item_id must be a non-empty str, got ''"),
         (
             lambda s: s.record("q", GOOD, T0, duration_ms=-1),
@@ -118,6 +120,26 @@ def test_bad_input_is_refused_and_nothing_written(tmp_path: Path, call, message:
             call(store)
         assert str(info.value) == message
         assert (store.reviews(), store.cram_reviews(), store.enrolled(), store.cards()) == ([], [], {}, {})
+
+
+@pytest.mark.parametrize(
+    ("rating", "shown"),
+    [(True, "True (bool)"), (3.0, "3.0 (float)"), ("3", "'3' (str)"), (None, "None (NoneType)")],
+)
+def test_ratings_must_be_ints_not_bools_or_floats(tmp_path: Path, rating: object, shown: str) -> None:
+    message = f"rating must be a Rating or an int from 1 to 4, got {shown}"
+    with exact_store(tmp_path / "p.sqlite3") as store:
+        calls = [
+            lambda: store.record("q", rating, T0),  # type: ignore[arg-type]
+            lambda: store.record_cram("q", rating, T0),  # type: ignore[arg-type]
+            lambda: store.memory.review(None, "q", rating, T0),  # type: ignore[arg-type]
+        ]
+        for call in calls:
+            with pytest.raises(TypeError) as info:
+                call()
+            assert str(info.value) == message
+        assert (store.reviews(), store.cram_reviews()) == ([], [])
+        assert store.record("q", 3, T0).rating is GOOD  # a plain int is fine
 
 
 def test_enroll_is_idempotent(tmp_path: Path) -> None:
@@ -188,22 +210,37 @@ def test_error_messages_and_pickling() -> None:
     errors = [
         StoreNotFoundError("x.db"),
         StoreCorruptError("x.db", "not an SQLite database"),
+        StoreCorruptError("x.db", "database disk image is malformed", opened=True),
         StoreLockedError("x.db", 5.0),
         StoreVersionError("x.db", 3, 1),
+        StoreAccessError("x.db", "full"),
+        StoreAccessError("x.db", "read-only"),
+        StoreAccessError("x.db", "open", "/home/me/notes.txt is not a folder"),
+        StoreAccessError("x.db", "io"),
     ]
     assert [str(error) for error in errors] == [
         "no progress database at x.db",
         "x.db is not a readable progress database (not an SQLite database); it was left untouched. Move it "
         "aside to start fresh.",
+        "x.db is damaged (database disk image is malformed); stop using it and move it aside to start fresh, "
+        "keeping the moved copy",
         "x.db is locked by another program (waited 5 s); close other kernels or terminals using it and "
         "try again",
         "x.db was written by a newer version of this course (schema 3, this version knows up to 1); upgrade "
         "the course",
+        "x.db cannot be written: the disk is full; free some space and try again",
+        "x.db cannot be written (read-only file or folder); check its permissions",
+        "x.db cannot be opened (/home/me/notes.txt is not a folder); check that its folder exists and is "
+        "writable",
+        "x.db cannot be read or written (disk I/O error); check the disk it is on and try again",
     ]
     for error in errors:
         assert isinstance(error, StoreError)
         copy = pickle.loads(pickle.dumps(error))
         assert (type(copy), str(copy), copy.path) == (type(error), str(error), "x.db")
+    with pytest.raises(ValueError) as info:
+        StoreAccessError("x.db", "gone")
+    assert str(info.value) == "reason must be one of full, read-only, open, io, got 'gone'"
 
 
 def test_busy_timeout_validation(tmp_path: Path) -> None:

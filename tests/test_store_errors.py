@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+import scheduler._opening
 from scheduler import (
     SCHEMA_VERSION,
     Memory,
@@ -20,6 +21,7 @@ from scheduler import (
     StoreCorruptError,
     StoreVersionError,
 )
+from scheduler._opening import read_identity
 
 T0 = datetime(2025, 1, 6, 9, 0, tzinfo=timezone.utc)
 
@@ -138,6 +140,13 @@ def test_newer_schema_is_left_untouched(tmp_path: Path) -> None:
     assert fingerprint(path) == before
 
 
+def damaged_message(path: Path, detail: str) -> str:
+    return (
+        f"{path} is damaged ({detail}); stop using it and move it aside to start fresh, "
+        "keeping the moved copy"
+    )
+
+
 def test_damaged_pages_are_reported_when_read(tmp_path: Path) -> None:
     path = tmp_path / "progress.sqlite3"
     real_store(path)
@@ -146,7 +155,61 @@ def test_damaged_pages_are_reported_when_read(tmp_path: Path) -> None:
     path.write_bytes(bytes(data))
     with Store.open(path) as store, pytest.raises(StoreCorruptError) as info:
         store.reviews()
-    assert str(info.value) == corrupt_message(path, "database disk image is malformed")
+    assert str(info.value) == damaged_message(path, "database disk image is malformed")
+    assert (info.value.detail, info.value.opened) == ("database disk image is malformed", True)
+
+
+def test_damage_found_after_writes_does_not_claim_the_file_untouched(tmp_path: Path) -> None:
+    # Only the last page is damaged: the file opens, writes to undamaged pages succeed and change it,
+    # and the damage shows up at the first read of that page. "Left untouched" would be false by then.
+    path = tmp_path / "progress.sqlite3"
+    real_store(path)
+    data = bytearray(path.read_bytes())
+    data[-4096:] = random.Random(3).randbytes(4096)
+    path.write_bytes(bytes(data))
+    with Store.open(path) as store:
+        store.enroll("01", T0)
+        store.record_cram("x", Rating.GOOD, T0)
+        with pytest.raises(StoreCorruptError) as info:
+            store.reviews()
+    message = str(info.value).encode()
+    assert (
+        message
+        == (
+            f"{path} is damaged (database disk image is malformed); stop using it and move it aside to start "
+            "fresh, keeping the moved copy"
+        ).encode()
+    )
+    assert b"untouched" not in message
+    assert path.read_bytes() != bytes(data)  # indeed not untouched
+
+
+def test_a_file_read_while_another_program_writes_it_is_looked_at_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Another kernel creating the store (or copying its WAL into it) at the moment we look can make one
+    # look read the new tables with the old header: that is no reason to call the file foreign.
+    path = tmp_path / "progress.sqlite3"
+    real_store(path, reviews=3)
+    looks: list[object] = []
+
+    def torn_then_real(connection: sqlite3.Connection) -> object:
+        identity = read_identity(connection)
+        looks.append(identity)
+        return (0, 0, identity[2]) if len(looks) == 1 else identity
+
+    monkeypatch.setattr(scheduler._opening, "read_identity", torn_then_real)
+    with Store.open(path, create=False) as store:
+        assert len(store.reviews()) == 3
+    assert len(looks) == 2
+
+    looks.clear()
+    foreign = tmp_path / "notes.sqlite3"
+    detail = foreign_db(foreign)
+    with pytest.raises(StoreCorruptError) as info:
+        Store.open(foreign)
+    assert str(info.value) == corrupt_message(foreign, detail)
+    assert len(looks) == 2  # refused after two looks that agree
 
 
 def test_an_empty_file_becomes_a_store(tmp_path: Path) -> None:

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from course.bank import Bank, load_bank
+from course.bank import Bank, Question, load_bank
+from course.lessons import QUIZ_LESSONS
 from course.widgets import NO_PROGRESS, QuizWidget, ReviewWidget, quiz, review, to_html
-from scheduler import Rating, Store
+from scheduler import Limits, Rating, Store
 
 T0 = datetime(2025, 3, 10, 9, 0, tzinfo=timezone.utc)
 
@@ -90,6 +91,11 @@ def db(tmp_path: Path) -> Path:
 @pytest.fixture
 def clock() -> Clock:
     return Clock()
+
+
+NOT_SAVED = (
+    "<p>✓ Right, not saved yet: choose Hard, Good or Easy if you like, then press Next to save it.</p>"
+)
 
 
 def make_quiz(bank: Bank, db: Path | Store, clock: Clock) -> QuizWidget:
@@ -180,6 +186,7 @@ def test_right_choice_is_saved_as_good_on_next(bank: Bank, db: Path, clock: Cloc
     clock.advance(seconds=3)
     widget.option_buttons[1].click()
     assert not db.exists()  # nothing is saved until the rating is final
+    assert widget.notice.value == NOT_SAVED  # and the learner is told so
     assert widget.feedback.value.startswith("<b>✓ Right.</b><ul>")
     assert widget.rating_choice is not None
     assert widget.rating_choice.value == Rating.GOOD
@@ -231,8 +238,41 @@ def test_right_numeric_answer(bank: Bank, db: Path, clock: Clock) -> None:
     widget.number_input.value = "64"
     widget.check_button.click()
     assert widget.feedback.value.startswith("<p><b>✓ Right:</b> 64.</p>")
+    assert widget.notice.value == NOT_SAVED
     widget.next_button.click()
     assert reviews(db) == [("01-number", Rating.GOOD, T0, 0)]
+
+
+@pytest.mark.parametrize(("typed", "right"), [("4h", True), (" 4 h ", True), ("4", True), ("5h", False)])
+def test_numeric_answer_with_its_unit_and_enter(db: Path, clock: Clock, typed: str, right: bool) -> None:
+    hours = Question(
+        id="01-hours",
+        lesson="01",
+        kind="numeric",
+        prompt="How many hours?",
+        answer=4,
+        explanation="Four.",
+        section="1. Time",
+        tolerance=0,
+        unit="h",
+    )
+    widget = QuizWidget("01", [hours], store=db, clock=clock, tz=timezone.utc)
+    assert widget.number_input is not None
+    assert widget.number_input.continuous_update is False  # the value arrives when Enter is pressed
+    widget.number_input.value = typed  # as Enter sends it: checked without pressing Check
+    expected = "<p><b>✓ Right:</b> 4 h.</p>" if right else f"<p><b>✗ Not quite.</b> You answered {typed}; "
+    assert widget.feedback.value.startswith(expected)
+    assert widget.answered_at == T0
+
+
+def test_numeric_answer_with_another_unit_is_not_a_number(bank: Bank, db: Path, clock: Clock) -> None:
+    widget = make_quiz(bank, db, clock)
+    widget.index = 1
+    widget._show_current()
+    assert widget.number_input is not None
+    widget.number_input.value = "64h"  # this question has no unit
+    assert widget.notice.value == "<p>✗ &#x27;64h&#x27;: type a number, e.g. 64 or 0.125.</p>"
+    assert widget.answered_at is None
 
 
 # -- recall ----------------------------------------------------------------------------------------------
@@ -266,6 +306,19 @@ def test_recall_shows_the_answer_then_four_labelled_ratings(bank: Bank, db: Path
     assert reviews(db) == [("01-recall", Rating.HARD, T0 + timedelta(seconds=4), 4000)]
     assert widget.question is None  # the last question: the summary is shown
     assert widget.progress.value == "<b>Done: 3 / 3</b>"
+    assert widget.notice.value == "<p><i>Last question: Saved: Hard. It comes back in 6m.</i></p>"
+
+
+def test_a_right_answer_to_the_last_question_is_saved_by_finish_and_said_so(
+    bank: Bank, db: Path, clock: Clock
+) -> None:
+    widget = QuizWidget("01", bank.questions("01")[:1], store=db, clock=clock, tz=timezone.utc)
+    widget.option_buttons[1].click()
+    assert widget.next_button.description == "Finish"
+    assert widget.notice.value == NOT_SAVED.replace("press Next", "press Finish")
+    widget.next_button.click()
+    assert reviews(db) == [("01-pick", Rating.GOOD, T0, 0)]
+    assert widget.notice.value == "<p><i>Last question: Saved: Good. It comes back in 10m.</i></p>"
 
 
 # -- summary, practice -----------------------------------------------------------------------------------
@@ -307,7 +360,7 @@ def test_already_scheduled_question_is_saved_as_practice(bank: Bank, db: Path, c
     again.option_buttons[1].click()
     assert again.notice.value == (
         "<p>Practice: this question is already scheduled, next review in 8m (2025-03-10 09:10); "
-        "your answer is saved as practice and leaves its schedule unchanged.</p>"
+        f"your answer is saved as practice and leaves its schedule unchanged.</p>{NOT_SAVED}"
     )
     assert again.rating_choice is not None
     assert [label for label, _ in again.rating_choice.options] == ["Hard", "Good", "Easy"]
@@ -320,6 +373,39 @@ def test_already_scheduled_question_is_saved_as_practice(bank: Bank, db: Path, c
     with Store.open(db, create=False) as store:
         crams = store.cram_reviews()
     assert [(r.item_id, r.rating, r.reviewed_at) for r in crams] == [("01-pick", Rating.GOOD, clock.now)]
+
+
+def test_times_in_notices_are_escaped(bank: Bank, db: Path, clock: Clock) -> None:
+    answer_all(make_quiz(bank, db, clock))
+    clock.advance(minutes=9, seconds=30)  # all three are due in 30 s: "<1m"
+    again = make_quiz(bank, db, clock)
+    again.option_buttons[1].click()
+    assert again.notice.value.startswith(
+        "<p>Practice: this question is already scheduled, next review in &lt;1m (2025-03-10 09:10); "
+    )
+    again.next_button.click()
+    assert again.notice.value.startswith(
+        "<p><i>Previous question: Saved as practice (Good): this question is already scheduled, next review "
+        "in &lt;1m (2025-03-10 09:10); "
+    )
+    answer_all_rest(again)
+    assert "<p>Next review of this lesson: in &lt;1m (2025-03-10 09:10), in the review notebook.</p>" in (
+        again.prompt.value
+    )
+    session = make_review(bank, db, clock)
+    assert session.prompt.value == (
+        "<p>Nothing is due right now.</p><p>Next review: in &lt;1m (2025-03-10 09:10).</p>"
+    )
+
+
+def answer_all_rest(widget: QuizWidget) -> None:
+    """Answer the numeric and recall questions of the sample quiz, right."""
+    assert widget.number_input is not None
+    widget.number_input.value = "64"
+    widget.next_button.click()
+    assert widget.show_button is not None
+    widget.show_button.click()
+    widget.rating_buttons[Rating.GOOD].click()
 
 
 def test_due_question_answered_in_a_quiz_is_a_real_review(bank: Bank, db: Path, clock: Clock) -> None:
@@ -380,6 +466,79 @@ def test_again_comes_back_before_the_end_of_the_review(bank: Bank, db: Path, clo
     assert [r[1] for r in reviews(db)[3:]] == [Rating.AGAIN, Rating.GOOD, Rating.GOOD, Rating.GOOD]
     assert widget.progress.value == "<b>Session done: 4 answers</b>"
     assert widget.prompt.value.startswith("<p><b>3 of 4 remembered.</b></p><p>Next review: in ")
+    assert widget.notice.value.startswith("<p><i>Last question: Saved: Good. It comes back in ")
+
+
+def answer_review(widget: ReviewWidget, clock: Clock, minutes: float) -> list[str]:
+    """Answer every question served, each right (Good) and taking `minutes`; return their ids."""
+    served = []
+    while widget.question is not None and len(served) < 20:
+        question = widget.question
+        served.append(question.id)
+        clock.advance(minutes=minutes)
+        if question.kind == "choice":
+            widget.option_buttons[question.correct_option].click()
+            widget.next_button.click()
+        elif question.kind == "numeric":
+            assert widget.number_input is not None
+            widget.number_input.value = "64"
+            widget.next_button.click()
+        else:
+            assert widget.show_button is not None
+            widget.show_button.click()
+            widget.rating_buttons[Rating.GOOD].click()
+    return served
+
+
+def test_the_end_of_a_review_offers_what_came_due_meanwhile(bank: Bank, db: Path, store: Store) -> None:
+    store.enroll("01", T0)
+    clock = Clock()
+    widget = make_review(bank, store, clock)
+    assert answer_review(widget, clock, minutes=11) == ["01-pick", "01-number", "01-recall"]
+    # the 10-minute learning steps of the first two fell due while the next ones were answered
+    assert widget.prompt.value == (
+        "<p><b>3 of 3 remembered.</b></p><p>Due now as well: 2 questions that came due during this session. "
+        "Press <b>Check again</b> to answer them.</p>"
+    )
+    assert widget.answer_area.children == (widget.refresh_button,)
+    widget.refresh_button.click()
+    assert widget.progress.value.startswith("<b>2 left</b> (this session: 2 due, 0 new; 0 answered).")
+    assert answer_review(widget, clock, minutes=1) == ["01-pick", "01-number"]
+    assert widget.prompt.value == (
+        "<p><b>2 of 2 remembered.</b></p><p>Next review: in 8m (2025-03-10 09:43).</p>"
+    )
+
+
+@pytest.mark.parametrize(
+    ("limits", "expected"),
+    [
+        (
+            Limits(reviews_per_day=0),  # the new question of lesson 02 is served, the due ones are not
+            "<p><b>1 of 1 remembered.</b></p><p>Today's limit is reached: 3 due questions wait until "
+            "tomorrow.</p>",
+        ),
+        (
+            Limits(reviews_per_day=0, new_per_day=0),
+            "<p>Today's limit is reached: 3 due and 1 new questions wait until tomorrow.</p>",
+        ),
+        (
+            Limits(new_per_day=0),
+            "<p><b>3 of 3 remembered.</b></p><p>Today's limit is reached: 1 new question waits until "
+            "tomorrow.</p><p>Next review: in 2d (2025-03-12 09:00).</p>",
+        ),
+    ],
+)
+def test_the_end_of_a_review_says_what_todays_limits_hold_back(
+    bank: Bank, db: Path, store: Store, limits: Limits, expected: str
+) -> None:
+    store.enroll("01", T0 - timedelta(days=1))
+    store.enroll("02", T0 - timedelta(days=1))
+    for item_id in ("01-pick", "01-number", "01-recall"):
+        store.record(item_id, Rating.GOOD, T0 - timedelta(hours=1))  # learning, due 50 minutes ago
+    clock = Clock()
+    widget = ReviewWidget(bank, store=store, clock=clock, limits=limits, tz=timezone.utc)
+    answer_review(widget, clock, minutes=0)
+    assert widget.prompt.value == expected
 
 
 def test_review_answers_are_saved_from_another_thread(bank: Bank, db: Path, clock: Clock) -> None:
@@ -499,3 +658,94 @@ def test_prompt_is_escaped_and_math_kept(bank: Bank, db: Path, clock: Clock) -> 
 )
 def test_markdown_subset(text: str, expected: str) -> None:
     assert to_html(text) == expected
+
+
+# -- lesson ids ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("lesson", ["2", 2, "02", " 02 "])
+def test_quiz_lesson_ids_are_read_loosely(db: Path, clock: Clock, lesson: str | int) -> None:
+    widget = quiz(lesson, store=db, clock=clock)
+    assert widget.lesson == "02"
+    assert widget.text().startswith("Quiz for lesson 02: ")
+
+
+def test_quiz_of_an_unknown_lesson_or_one_without_questions(db: Path, clock: Clock) -> None:
+    known = load_bank().lessons()
+    with pytest.raises(ValueError) as unknown:
+        quiz("99", store=db, clock=clock)
+    assert str(unknown.value) == f"unknown lesson '99' (lessons with questions: {', '.join(known)})"
+    empty = [lesson for lesson in QUIZ_LESSONS if lesson not in known]
+    if empty:
+        with pytest.raises(ValueError) as none_yet:
+            quiz(int(empty[0]), store=db, clock=clock)
+        assert str(none_yet.value) == (
+            f"lesson {empty[0]} has no questions yet (lessons with questions: {', '.join(known)})"
+        )
+    assert not db.exists()
+
+
+# -- the progress file cannot be used ----------------------------------------------------------------------
+def test_a_folder_as_the_progress_file_is_shown_in_the_widgets(
+    bank: Bank, tmp_path: Path, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "progress"
+    folder.mkdir()
+    monkeypatch.setenv("COURSE_DB", str(folder))
+    message = f"COURSE_DB must name a file, e.g. {folder / 'progress.sqlite3'} ({folder} is a folder)."
+    widget = QuizWidget("01", bank.questions("01"), clock=clock, tz=timezone.utc)  # showing it is fine
+    widget.option_buttons[1].click()
+    assert widget.notice.value.startswith(f"<p><b>✗ Progress database problem:</b> {message}</p>")
+    widget.next_button.click()
+    assert widget.notice.value == (
+        f"<p><b>✗ Progress database problem:</b> {message} "
+        "Nothing was saved; press the button again once it is fixed.</p>"
+    )
+    assert widget.question is not None and widget.question.id == "01-pick"
+    session = ReviewWidget(bank, clock=clock, tz=timezone.utc)
+    assert session.prompt.value == f"<p><b>✗ Progress database problem:</b> {message}</p>"
+    given = ReviewWidget(bank, store=folder, clock=clock, tz=timezone.utc)
+    assert given.prompt.value == (
+        f"<p><b>✗ Progress database problem:</b> store must name a file, e.g. "
+        f"{folder / 'progress.sqlite3'} ({folder} is a folder).</p>"
+    )
+    assert list(folder.iterdir()) == []
+
+
+def test_a_folder_that_cannot_be_searched_is_a_message_not_a_stuck_quiz(
+    bank: Bank, db: Path, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real_stat = Path.stat
+
+    def stat(self: Path, **kwargs: bool) -> object:
+        if self == db:
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_stat(self, **kwargs)
+
+    monkeypatch.setattr(Path, "stat", stat)  # as for a file in a folder without the x permission
+    widget = make_quiz(bank, db, clock)
+    widget.option_buttons[1].click()
+    assert widget.notice.value.startswith(
+        f"<p><b>✗ Progress database problem:</b> {db} cannot be opened (permission denied); "
+    )
+    assert widget.notice.value.endswith(f"{NOT_SAVED}")
+    assert widget.rating_choice is not None  # the learner can still choose, and retry
+    widget.next_button.click()
+    assert widget.notice.value.endswith("Nothing was saved; press the button again once it is fixed.</p>")
+    assert widget.question is not None and widget.question.id == "01-pick"
+
+
+def test_an_os_error_while_reading_intervals_is_shown(
+    bank: Bank, db: Path, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    widget = make_quiz(bank, db, clock)
+
+    def denied(*args: object) -> None:
+        raise PermissionError(13, "Permission denied", "/home/me/locked")
+
+    monkeypatch.setattr(widget, "_intervals", denied)
+    widget.option_buttons[1].click()
+    assert widget.notice.value == (
+        "<p><b>✗ Progress database problem:</b> /home/me/locked cannot be used (Permission denied); check "
+        f"the permissions of its folder.</p>{NOT_SAVED}"
+    )
+    assert widget.rating_choice is not None
+    assert [label for label, _ in widget.rating_choice.options] == ["Hard", "Good", "Easy"]

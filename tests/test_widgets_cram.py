@@ -200,12 +200,19 @@ def test_lessons_in_course_order_and_short_ids(bank: Bank, db: Path, clock: Cloc
     assert [item.id for item in widget.items] == ["01-pick", "01-number", "01-recall", "02-other"]
 
 
-@pytest.mark.parametrize("lesson", ["03", "review", "1x", ""])
+@pytest.mark.parametrize("lesson", ["review", "1x", "", "99", 99])
 def test_unknown_lesson(bank: Bank, db: Path, clock: Clock, lesson: str) -> None:
     with pytest.raises(ValueError) as raised:
         make_cram(bank, db, clock, "01", lesson)
     assert str(raised.value) == f"unknown lesson {lesson!r} (lessons with questions: 01, 02)"
     assert not db.exists()
+
+
+@pytest.mark.parametrize("lesson", ["03", "3", 3])
+def test_lesson_without_questions(bank: Bank, db: Path, clock: Clock, lesson: str | int) -> None:
+    with pytest.raises(ValueError) as raised:
+        make_cram(bank, db, clock, "01", lesson)
+    assert str(raised.value) == "lesson 03 has no questions yet (lessons with questions: 01, 02)"
 
 
 def test_unknown_lesson_of_the_shipped_course(db: Path, clock: Clock) -> None:
@@ -215,10 +222,11 @@ def test_unknown_lesson_of_the_shipped_course(db: Path, clock: Clock) -> None:
     assert str(raised.value) == f"unknown lesson '99' (lessons with questions: {known})"
 
 
-def test_lessons_must_be_strings(bank: Bank, db: Path, clock: Clock) -> None:
+def test_lessons_are_strings_or_whole_numbers(bank: Bank, db: Path, clock: Clock) -> None:
+    assert CramWidget(bank, [2, "1"], store=db, clock=clock, tz=timezone.utc).lessons == ("01", "02")
     with pytest.raises(TypeError) as raised:
-        CramWidget(bank, [1], store=db, clock=clock, tz=timezone.utc)  # type: ignore[list-item]
-    assert str(raised.value) == "lessons are given as strings, e.g. cram('02', '03'); got 1"
+        CramWidget(bank, [1.0], store=db, clock=clock, tz=timezone.utc)  # type: ignore[list-item]
+    assert str(raised.value) == "a lesson is given as a string or a whole number, e.g. '02' or 2; got 1.0"
 
 
 # -- answering -------------------------------------------------------------------------------------------
@@ -264,7 +272,12 @@ def test_answers_are_logged_apart_and_again_comes_back(bank: Bank, db: Path, clo
     )
     widget.option_buttons[1].click()
     assert widget.next_button.description == "Finish"
+    assert widget.notice.value == (
+        "<p>✓ Right, not logged yet: choose Hard, Good or Easy if you like, then press Finish to log it as "
+        "practice.</p>"
+    )
     widget.next_button.click()
+    assert widget.notice.value == "<p><i>Last question: Logged as practice: Good.</i></p>"
     served.append("01-pick")
     assert served == ["01-pick", "01-number", "01-recall", "01-pick"]
     # each answer 5 s after its question is shown; 30 s more reading the explanation before Next

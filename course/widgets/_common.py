@@ -3,7 +3,9 @@
 The panel shows one question at a time and grades it; what happens to an answer (where it is saved, which
 question comes next) is left to the subclass. An answer is saved exactly once, as soon as its rating is known:
 a wrong auto-graded answer at "Check" (it can only be Again), a right one on "Next" (Good unless the learner
-picked Hard or Easy), a recall answer when a rating button is pressed.
+picked Hard or Easy: the log is append-only, so it waits for the final rating, and the notice says that it
+is not saved yet), a recall answer when a rating button is pressed. What happened to the last answer stays in
+view under the next question, or under the summary after the last one.
 """
 
 from __future__ import annotations
@@ -19,34 +21,27 @@ from typing import Any
 import ipywidgets as widgets
 
 from course.bank import Question
-from course.lessons import LESSONS
+from course.lessons import lesson_title
+from course.ratings import MEANINGS, NAMES
 from course.widgets._render import to_html
 from scheduler import Rating, Store, StoreError, format_interval
 
 Clock = Callable[[], datetime]
 StoreLike = Store | str | os.PathLike[str] | None
 
-NAMES: Mapping[Rating, str] = {
-    Rating.AGAIN: "Again",
-    Rating.HARD: "Hard",
-    Rating.GOOD: "Good",
-    Rating.EASY: "Easy",
-}
-MEANINGS: Mapping[Rating, str] = {
-    Rating.AGAIN: "you did not remember it",
-    Rating.HARD: "you remembered it, with effort",
-    Rating.GOOD: "you remembered it",
-    Rating.EASY: "you remembered it at once, without effort",
-}
+# What the database problems caught where the learner acts: the store's own, and OS errors met on the way.
+PROBLEMS = (StoreError, OSError)
 RECALL_HINT = (
-    "<p><b>Again</b>: you did not remember it. <b>Hard</b>: you remembered it, with effort "
-    "(it still counts as remembered). <b>Good</b>: you remembered it. <b>Easy</b>: at once. "
+    f"<p><b>Again</b>: {MEANINGS[Rating.AGAIN]}. <b>Hard</b>: {MEANINGS[Rating.HARD]} "
+    f"(it still counts as remembered). <b>Good</b>: {MEANINGS[Rating.GOOD]}. <b>Easy</b>: at once. "
     "Each button shows when the question comes back.</p>"
 )
 RIGHT_HINT = (
     "<p>Saved as <b>Good</b> when you press Next. Choose <b>Hard</b> if it took effort (it still counts as "
     "remembered) or <b>Easy</b> if it came at once.</p>"
 )
+# Shown after Check on a right answer: it is saved only on Next, so that Hard or Easy can be chosen first.
+RIGHT_NOTE = "✓ Right, not saved yet: choose Hard, Good or Easy if you like, then press {button} to save it."
 LETTERS = "ABCDEF"
 
 
@@ -101,10 +96,20 @@ def number_text(value: int | float) -> str:
     return str(value) if isinstance(value, int) else f"{value:.12g}"
 
 
-def error_html(err: StoreError, *, unsaved: bool) -> str:
+def problem_text(err: StoreError | OSError) -> str:
+    """What went wrong with the progress database, in one sentence for the learner."""
+    if isinstance(err, StoreError):
+        message = str(err)
+    else:  # an OS error the store did not translate, e.g. a folder on the way that may not be searched
+        where = err.filename if err.filename is not None else "the progress database"
+        reason = err.strerror or type(err).__name__
+        message = f"{where} cannot be used ({reason}); check the permissions of its folder"
+    return message if message.endswith((".", "!", "?")) else f"{message}."
+
+
+def error_html(err: StoreError | OSError, *, unsaved: bool) -> str:
     tail = " Nothing was saved; press the button again once it is fixed." if unsaved else ""
-    message = str(err) if str(err).endswith((".", "!", "?")) else f"{err}."
-    return f"<p><b>✗ Progress database problem:</b> {html.escape(message)}{tail}</p>"
+    return f"<p><b>✗ Progress database problem:</b> {html.escape(problem_text(err))}{tail}</p>"
 
 
 def unexpected_html(err: Exception) -> str:
@@ -138,31 +143,64 @@ def view_bundle(root: widgets.Widget, text: str) -> dict[str, Any]:
 class StoreSource:
     """Where the progress database is: an open `Store` (used as is, never closed here) or a path.
 
-    A path is opened only when needed and closed again right after, so nothing is held between answers.
+    A path is opened only when needed and closed again right after, so nothing is held between answers. A
+    path that names a folder (``COURSE_DB`` or `store`) is not an error here: it is raised, as a
+    ``StoreError``, where the database is used, so that the widget shows it.
     """
 
     def __init__(self, store: StoreLike) -> None:
-        if isinstance(store, Store):
-            self.store: Store | None = store
-            self.path = Path(store.path)
-        else:
-            from course.progress import db_path
+        from course.progress import db_path, require_file
 
-            self.store = None
-            self.path = Path(store).expanduser() if store is not None else db_path()
+        self.store: Store | None = None
+        self._path: Path | None = None
+        self._problem: StoreError | None = None
+        if isinstance(store, Store):
+            self.store = store
+            self._path = Path(store.path)
+            return
+        try:
+            self._path = db_path() if store is None else require_file(Path(store).expanduser(), "store")
+        except StoreError as err:
+            self._problem = err
+
+    @property
+    def path(self) -> Path:
+        """The database file; the `StoreError` found when it was chosen, if any."""
+        if self._problem is not None:
+            raise self._problem
+        assert self._path is not None
+        return self._path
 
     def exists(self) -> bool:
-        return self.store is not None or self.path.exists()
+        """Whether the file exists. True when that cannot be told (a folder on the way may not be searched):
+        opening it then says why."""
+        if self.store is not None:
+            return True
+        try:
+            self.path.stat()
+        except (FileNotFoundError, NotADirectoryError):
+            return False
+        except OSError:
+            return True
+        return True
+
+    def open_store(self, *, create: bool) -> Store:
+        """The database: the given `Store`, or the file opened (the caller closes it). Raises `StoreError`."""
+        if self.store is not None:
+            return self.store
+        from course.progress import open_store
+
+        return open_store(self.path, create=create)
 
     @contextlib.contextmanager
     def open(self, *, create: bool) -> Iterator[Store]:
-        if self.store is not None:
-            yield self.store
-            return
-        from course.progress import open_store
-
-        with open_store(self.path, create=create) as store:
+        """The database for one `with` block, closed at its end if it was opened here."""
+        store = self.open_store(create=create)
+        try:
             yield store
+        finally:
+            if store is not self.store:
+                store.close()
 
 
 class QuestionPanel:
@@ -170,11 +208,12 @@ class QuestionPanel:
 
     Subclasses implement `_intervals` (labels of the rating buttons), `_save` (record one answer and return a
     note for the learner) and `_advance` (show the next question or the end). They may replace the hints shown
-    above the rating buttons (`recall_hint`, `right_hint`).
+    above the rating buttons (`recall_hint`, `right_hint`) and the notice after a right answer (`right_note`).
     """
 
     recall_hint: str = RECALL_HINT
     right_hint: str = RIGHT_HINT
+    right_note: str = RIGHT_NOTE
 
     def __init__(self, clock: Clock | None, tz: tzinfo | None) -> None:
         if tz is None:
@@ -238,7 +277,7 @@ class QuestionPanel:
     def _show(self, question: Question) -> None:
         """Show `question`, ready to be answered; its answer time is measured from now."""
         previous, self._last_note = self._last_note, None
-        self.notice.value = f"<p><i>Previous question: {previous}</i></p>" if previous else ""
+        self.notice.value = f"<p><i>Previous question: {html.escape(previous)}</i></p>" if previous else ""
         self.question = question
         self.shown_at = self._now()
         self.answered_at = None
@@ -264,11 +303,17 @@ class QuestionPanel:
                 rows.append(widgets.HBox([button, widgets.HTMLMath(inline_html(option.text))]))
             self.answer_area.children = tuple(rows)
         elif question.kind == "numeric":
+            # Enter checks the answer: without continuous updates the value arrives on Enter (or when the box
+            # loses focus), on ipywidgets 7.7 and 8 alike; Text.on_submit is deprecated in both.
             self.number_input = widgets.Text(
                 description="Answer:",
                 placeholder="a number, e.g. 64 or 0.125",
+                continuous_update=False,
             )
-            self.check_button = widgets.Button(description="Check", tooltip="Check your answer")
+            self.number_input.observe(self._on_check, names="value")
+            self.check_button = widgets.Button(
+                description="Check", tooltip="Check your answer (or press Enter)"
+            )
             self.check_button.on_click(self._on_check)
             unit = widgets.HTML(html.escape(question.unit))
             self.answer_area.children = (widgets.HBox([self.number_input, unit, self.check_button]),)
@@ -285,10 +330,10 @@ class QuestionPanel:
         self._shown_once = True
 
     def _finish_view(self, summary: str, extra: tuple[widgets.Widget, ...] = ()) -> None:
-        """Replace the question by `summary` (HTML)."""
+        """Replace the question by `summary` (HTML); what happened to the last answer stays in view."""
         self.question = None
-        self._last_note = None
-        self.notice.value = ""
+        last, self._last_note = self._last_note, None
+        self.notice.value = f"<p><i>Last question: {html.escape(last)}</i></p>" if last else ""
         self.prompt.value = summary
         self.answer_area.children = extra
         self.feedback.value = ""
@@ -319,7 +364,8 @@ class QuestionPanel:
         )
         self._graded(right, f"{verdict}<ul>{''.join(lines)}</ul>")
 
-    def _on_check(self, _button: widgets.Button | None = None) -> None:
+    def _on_check(self, _event: object = None) -> None:
+        """Check the typed number (the Check button, or Enter in the box)."""
         question = self.question
         if question is None or self.answered_at is not None or self.number_input is None:
             return
@@ -364,11 +410,14 @@ class QuestionPanel:
                 self.next_button,
             )
             self._pending = Rating.GOOD
+            self._label_next()
+            note = self.right_note.format(button=self.next_button.description)
+            self.notice.value += f"<p>{html.escape(note)}</p>"
         else:
             self._pending = Rating.AGAIN
             self.rating_area.children = (self.next_button,)
             self._try_save(Rating.AGAIN)
-        self._label_next()
+            self._label_next()
         focus(self.next_button)
 
     def _on_show_answer(self, _button: widgets.Button | None = None) -> None:
@@ -414,7 +463,7 @@ class QuestionPanel:
         assert question is not None and start is not None and end is not None
         try:
             note = self._save(question, rating, end, duration_ms(start, end))
-        except StoreError as err:
+        except PROBLEMS as err:
             self.notice.value = error_html(err, unsaved=True)
             return False
         except (
@@ -428,7 +477,7 @@ class QuestionPanel:
             self.rating_choice.disabled = True
         for button in self.rating_buttons.values():
             button.disabled = True
-        self.notice.value = f"<p>{note}</p>"
+        self.notice.value = f"<p>{html.escape(note)}</p>"
         self._last_note = note
         return True
 
@@ -436,7 +485,7 @@ class QuestionPanel:
     def _safe_intervals(self, question: Question, at: datetime) -> dict[Rating, timedelta] | None:
         try:
             return self._intervals(question, at)
-        except StoreError as err:
+        except PROBLEMS as err:
             self.notice.value = error_html(err, unsaved=False)
             return None
 
@@ -451,7 +500,7 @@ class QuestionPanel:
         """Subclasses may say where Next leads (e.g. "Finish" on the last question)."""
 
     def _explanation(self, question: Question) -> str:
-        title = LESSONS.get(question.lesson, (question.lesson, ""))[0]
+        title = lesson_title(question.lesson)
         lesson, section = html.escape(question.lesson), html.escape(question.section)
         see = f"See: lesson {lesson} ({html.escape(title)}), section “{section}”."
         return f"{to_html(question.explanation)}<p><i>{see}</i></p>"

@@ -13,7 +13,8 @@ from typing import Any
 import ipywidgets as widgets
 
 from course.bank import Bank, Question
-from course.lessons import LESSONS
+from course.lessons import lesson_id, lesson_title
+from course.ratings import MEANINGS
 from course.widgets._common import (
     NAMES,
     Clock,
@@ -28,32 +29,29 @@ __all__ = ["PRACTICE_NOTE", "CramWidget", "cram"]
 
 PRACTICE_NOTE = "Practice: answers are logged apart and do not change your review schedule."
 CRAM_RECALL_HINT = (
-    "<p><b>Again</b>: you did not remember it; it comes back before this practice ends. <b>Hard</b>: you "
-    "remembered it, with effort (it still counts as remembered). <b>Good</b>: you remembered it. "
+    f"<p><b>Again</b>: {MEANINGS[Rating.AGAIN]}; it comes back before this practice ends. <b>Hard</b>: "
+    f"{MEANINGS[Rating.HARD]} (it still counts as remembered). <b>Good</b>: {MEANINGS[Rating.GOOD]}. "
     "<b>Easy</b>: at once. Practice answers do not change your review schedule.</p>"
 )
 CRAM_RIGHT_HINT = (
     "<p>Logged as <b>Good</b> when you press Next. Choose <b>Hard</b> if it took effort (it still counts as "
     "remembered) or <b>Easy</b> if it came at once. Practice answers do not change your review schedule.</p>"
 )
+CRAM_RIGHT_NOTE = (
+    "✓ Right, not logged yet: choose Hard, Good or Easy if you like, then press {button} to log it as "
+    "practice."
+)
 
 
-def practice_lessons(bank: Bank, lessons: Sequence[str]) -> tuple[str, ...]:
-    """The lessons to practise, in course order: those named ("2" is read as "02"), or all when none are.
+def practice_lessons(bank: Bank, lessons: Sequence[str | int]) -> tuple[str, ...]:
+    """The lessons to practise, in course order: those named ("2" and 2 mean "02"), or all when none are.
 
-    A lesson without questions in `bank` is a ValueError naming the lessons that have some.
+    A lesson without questions in `bank` is a ValueError naming the lessons that have some (`lesson_id`).
     """
     known = bank.lessons()
     if not lessons:
         return known
-    chosen = set()
-    for raw in lessons:
-        if not isinstance(raw, str):
-            raise TypeError(f"lessons are given as strings, e.g. cram('02', '03'); got {raw!r}")
-        lesson = raw.zfill(2) if raw.isdigit() else raw
-        if lesson not in known:
-            raise ValueError(f"unknown lesson {raw!r} (lessons with questions: {', '.join(known)})")
-        chosen.add(lesson)
+    chosen = {lesson_id(raw, known) for raw in lessons}
     return tuple(lesson for lesson in known if lesson in chosen)
 
 
@@ -71,11 +69,12 @@ class CramWidget(QuestionPanel):
 
     recall_hint = CRAM_RECALL_HINT
     right_hint = CRAM_RIGHT_HINT
+    right_note = CRAM_RIGHT_NOTE
 
     def __init__(
         self,
         bank: Bank,
-        lessons: Sequence[str] = (),
+        lessons: Sequence[str | int] = (),
         *,
         store: StoreLike = None,
         clock: Clock | None = None,
@@ -142,7 +141,7 @@ class CramWidget(QuestionPanel):
             return
         question = self.bank[item.id]
         done = len(self.results)
-        title = LESSONS.get(question.lesson, (question.lesson, ""))[0]
+        title = lesson_title(question.lesson)
         progress = (
             f"<b>Question {done + 1} / {done + self._remaining()}</b>. "
             f"From lesson {html.escape(question.lesson)}, {html.escape(title)}."
@@ -193,9 +192,7 @@ class CramWidget(QuestionPanel):
         if self.source.store is not None:
             return self.source.store
         if self._store is None:
-            from course.progress import open_store
-
-            self._store = open_store(self.source.path, create=True)
+            self._store = self.source.open_store(create=True)
         return self._store
 
     def _close(self) -> None:
@@ -205,7 +202,7 @@ class CramWidget(QuestionPanel):
         self._store = None
 
 
-def cram(*lessons: str, store: StoreLike = None, clock: Clock | None = None) -> CramWidget:
+def cram(*lessons: str | int, store: StoreLike = None, clock: Clock | None = None) -> CramWidget:
     """Practice of every question of `lessons` (default: every lesson with questions), for a notebook cell:
     ``cram("02", "03")``. Answers are logged apart and never change the review schedule; nothing is enrolled.
 

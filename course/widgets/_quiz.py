@@ -8,9 +8,10 @@ from datetime import datetime, timedelta, tzinfo
 from typing import Any
 
 from course.bank import Question
-from course.lessons import LESSONS
+from course.lessons import lesson_id, lesson_title
 from course.widgets._common import (
     NAMES,
+    PROBLEMS,
     Clock,
     QuestionPanel,
     StoreLike,
@@ -19,7 +20,7 @@ from course.widgets._common import (
     view_bundle,
     when,
 )
-from scheduler import Memory, Rating, StoreError, format_interval
+from scheduler import Memory, Rating, format_interval
 
 __all__ = ["QuizWidget", "quiz"]
 
@@ -47,7 +48,7 @@ class QuizWidget(QuestionPanel):
         self.source = StoreSource(store)
         self.practice: list[str] = []  # ids of the questions answered as practice
         self.index = 0
-        title = LESSONS.get(lesson, (lesson, ""))[0]
+        title = lesson_title(lesson)
         self.title.value = f"<h3>Quiz: lesson {html.escape(lesson)}, {html.escape(title)}</h3>"
         if self.questions:
             self._show_current()
@@ -92,7 +93,7 @@ class QuizWidget(QuestionPanel):
         with self.source.open(create=False) as store:
             card = store.card(question.id)
             if card is not None and card.due > at:  # practice: no interval to show, the schedule stays
-                due = when(card.due, at, self.tz)
+                due = html.escape(when(card.due, at, self.tz))
                 self.notice.value = (
                     f"<p>Practice: this question is already scheduled, next review {due}; "
                     "your answer is saved as practice and leaves its schedule unchanged.</p>"
@@ -132,19 +133,22 @@ class QuizWidget(QuestionPanel):
                     ids = {q.id for q in self.questions}
                     dues = [card.due for item_id, card in store.cards().items() if item_id in ids]
                 if dues:
-                    first = when(min(dues), at, self.tz)
+                    first = html.escape(when(min(dues), at, self.tz))
                     lines.append(f"<p>Next review of this lesson: {first}, in the review notebook.</p>")
-        except StoreError as err:
+        except PROBLEMS as err:
             lines.append(error_html(err, unsaved=False))
         self._finish_view("".join(lines))
 
 
-def quiz(lesson: str, *, store: StoreLike = None, clock: Clock | None = None) -> QuizWidget:
-    """The quiz of `lesson` ("00".."08"), for a notebook cell: ``quiz("02")``.
+def quiz(lesson: str | int, *, store: StoreLike = None, clock: Clock | None = None) -> QuizWidget:
+    """The quiz of `lesson` ("00".."08"; "2" and 2 mean "02"), for a notebook cell: ``quiz("02")``.
 
     `store`: a `scheduler.Store` or a path; default `course.progress.db_path()` (``$COURSE_DB`` if set).
     `clock`: a function returning the current time as an aware datetime (default: the real clock).
+    ValueError for an unknown lesson or one without questions yet.
     """
     from course.bank import load_bank
 
-    return QuizWidget(lesson, load_bank().questions(lesson), store=store, clock=clock)
+    bank = load_bank()
+    chosen = lesson_id(lesson, bank.lessons())
+    return QuizWidget(chosen, bank.questions(chosen), store=store, clock=clock)

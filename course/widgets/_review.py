@@ -9,9 +9,11 @@ from typing import Any
 import ipywidgets as widgets
 
 from course.bank import Bank, Question
-from course.lessons import LESSONS
+from course.lessons import lesson_title
+from course.progress import Outlook, outlook
 from course.widgets._common import (
     NAMES,
+    PROBLEMS,
     Clock,
     QuestionPanel,
     StoreLike,
@@ -26,9 +28,7 @@ from scheduler import (
     Rating,
     Session,
     Store,
-    StoreError,
     StoreNotFoundError,
-    due_queue,
     format_interval,
 )
 
@@ -45,7 +45,8 @@ class ReviewWidget(QuestionPanel):
     """A review session over every enrolled lesson. `root` is the widget to display.
 
     It reads the progress database when it starts (never creating it) and keeps it open for the session.
-    Again answers come back before the session ends. "Check again" starts a new session.
+    Again answers come back before the session ends. "Check again" starts a new session: the end of a session
+    says when that serves more (learning steps that came due meanwhile), or what today's limits hold back.
     """
 
     def __init__(
@@ -99,7 +100,7 @@ class ReviewWidget(QuestionPanel):
         except StoreNotFoundError:
             self._finish_view(f"<p>{NO_PROGRESS}</p>", (self.refresh_button,))
             return
-        except StoreError as err:
+        except PROBLEMS as err:
             self._finish_view(error_html(err, unsaved=False), (self.refresh_button,))
             return
         try:
@@ -107,24 +108,17 @@ class ReviewWidget(QuestionPanel):
                 self._close()
                 self._finish_view(f"<p>{NO_PROGRESS}</p>", (self.refresh_button,))
                 return
-            queue = due_queue(store, self.items, at, self.tz, self.limits)
-            cards = store.cards()
-            self.due_count = sum(item.id in cards for item in queue)
-            self.new_count = len(queue) - self.due_count
             self.session = Session(store, self.items, at, self.tz, self.limits)
-        except StoreError as err:
+            self.due_count = self.session.due_count
+            self.new_count = self.session.new_count
+        except PROBLEMS as err:
             self._close()
             self._finish_view(error_html(err, unsaved=False), (self.refresh_button,))
             return
         self._advance()
 
     def _open(self) -> Store:
-        if self.source.store is not None:
-            self._store = self.source.store
-            return self._store
-        from course.progress import open_store
-
-        self._store = open_store(self.source.path, create=False)
+        self._store = self.source.open_store(create=False)
         return self._store
 
     def _close(self) -> None:
@@ -142,7 +136,7 @@ class ReviewWidget(QuestionPanel):
             return
         self._item = item
         question = self.bank[item.id]
-        lesson = f"{question.lesson}, {LESSONS.get(question.lesson, (question.lesson, ''))[0]}"
+        lesson = f"{question.lesson}, {lesson_title(question.lesson)}"
         self.progress.value = (
             f"<b>{session.remaining} left</b> (this session: {self.due_count} due, {self.new_count} new; "
             f"{len(self.results)} answered). From lesson {html.escape(lesson)}."
@@ -170,24 +164,29 @@ class ReviewWidget(QuestionPanel):
             remembered = sum(rating != Rating.AGAIN for _, rating in self.results)
             self.progress.value = f"<b>Session done: {n} answer{'' if n == 1 else 's'}</b>"
             lines.append(f"<p><b>{remembered} of {n} remembered.</b></p>")
-        else:
-            lines.append("<p>Nothing is due right now.</p>")
         try:
-            store = self._store
-            assert store is not None
-            ids = {item.id for item in self.items}
-            dues = [card.due for item_id, card in store.cards().items() if item_id in ids]
-        except StoreError as err:
+            assert self._store is not None
+            lines.append(self._outlook_html(outlook(self._store, self.items, at, self.tz, self.limits), at))
+        except PROBLEMS as err:
             lines.append(error_html(err, unsaved=False))
-            dues = []
-        if dues:
-            first = min(dues)
-            if first <= at:
-                lines.append("<p>Today's review limit is reached; the rest comes back tomorrow.</p>")
-            else:
-                lines.append(f"<p>Next review: {when(first, at, self.tz)}.</p>")
         self._close()
         self._finish_view("".join(lines), (self.refresh_button,))
+
+    def _outlook_html(self, view: Outlook, at: datetime) -> str:
+        """What comes next: more due now (Check again), what today's limits hold back, or the next review."""
+        if view.due_now:
+            n = view.due_now
+            return (
+                f"<p>Due now as well: {n} question{'' if n == 1 else 's'} that came due during this session. "
+                f"Press <b>Check again</b> to answer {'it' if n == 1 else 'them'}.</p>"
+            )
+        lines = [] if self.results else ["<p>Nothing is due right now.</p>"]
+        held = view.held_text()
+        if held is not None:
+            lines = [f"<p>Today's limit is reached: {held} until tomorrow.</p>"]
+        if view.next_due is not None and not view.held_due:
+            lines.append(f"<p>Next review: {html.escape(when(view.next_due, at, self.tz))}.</p>")
+        return "".join(lines)
 
 
 def review(
