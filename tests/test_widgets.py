@@ -9,13 +9,12 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from fixed_clock import T0, Clock
 
 from course.bank import Bank, Question, load_bank
 from course.lessons import QUIZ_LESSONS
 from course.widgets import NO_PROGRESS, QuizWidget, ReviewWidget, quiz, review, to_html
 from scheduler import Limits, Rating, Store
-
-T0 = datetime(2025, 3, 10, 9, 0, tzinfo=timezone.utc)
 
 BANK = """lesson = "01"
 
@@ -61,19 +60,6 @@ section = "1. Start"
 """
 
 
-class Clock:
-    """A fixed clock that moves only when told to."""
-
-    def __init__(self, now: datetime = T0) -> None:
-        self.now = now
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, **delta: float) -> None:
-        self.now += timedelta(**delta)
-
-
 @pytest.fixture
 def bank(tmp_path: Path) -> Bank:
     directory = tmp_path / "bank"
@@ -81,16 +67,6 @@ def bank(tmp_path: Path) -> Bank:
     (directory / "01-sample.toml").write_text(BANK, encoding="utf-8")
     (directory / "02-other.toml").write_text(OTHER, encoding="utf-8")
     return load_bank(directory)
-
-
-@pytest.fixture
-def db(tmp_path: Path) -> Path:
-    return tmp_path / "progress.sqlite3"
-
-
-@pytest.fixture
-def clock() -> Clock:
-    return Clock()
 
 
 NOT_SAVED = (

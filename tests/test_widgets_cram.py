@@ -8,13 +8,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fixed_clock import T0, Clock
 
 import course
 from course.bank import Bank, load_bank
 from course.widgets import PRACTICE_NOTE, CramWidget, cram
 from scheduler import Rating, Store
-
-T0 = datetime(2025, 3, 10, 9, 0, tzinfo=timezone.utc)
 
 BANK = """lesson = "01"
 
@@ -64,19 +63,6 @@ TEXT_01 = (
 )
 
 
-class Clock:
-    """A fixed clock that moves only when told to."""
-
-    def __init__(self, now: datetime = T0) -> None:
-        self.now = now
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, **delta: float) -> None:
-        self.now += timedelta(**delta)
-
-
 @pytest.fixture
 def bank(tmp_path: Path) -> Bank:
     directory = tmp_path / "bank"
@@ -84,16 +70,6 @@ def bank(tmp_path: Path) -> Bank:
     (directory / "01-sample.toml").write_text(BANK, encoding="utf-8")
     (directory / "02-other.toml").write_text(OTHER, encoding="utf-8")
     return load_bank(directory)
-
-
-@pytest.fixture
-def db(tmp_path: Path) -> Path:
-    return tmp_path / "progress.sqlite3"
-
-
-@pytest.fixture
-def clock() -> Clock:
-    return Clock()
 
 
 def make_cram(bank: Bank, db: Path | Store, clock: Clock, *lessons: str) -> CramWidget:
