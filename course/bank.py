@@ -3,6 +3,7 @@
 File format (``NN-slug.toml``, ``NN`` being the lesson id)::
 
     lesson = "00"
+    retired = ["00-old-id"]       # optional: ids of this lesson that are no longer questions (see below)
 
     [[question]]
     id = "00-what-enrolls"        # ^NN-[a-z0-9]+(-[a-z0-9]+)*$, NN = the file's lesson
@@ -23,13 +24,23 @@ the id is missing or invalid) and the field, e.g.::
     (found 2)
 
 Options are numbered from 1 too: ``options[2].why`` is the second option's ``why``.
+
+**Question ids and ``retired``.** A question id's meaning never changes: a learner's review history is keyed
+by it. A rewrite that keeps the meaning (clearer wording, a better explanation, another distractor) keeps the
+id; a rewrite that changes what is asked or what the answer is gets a new id, and the old id goes into the
+file's ``retired`` array, never to be used again. ``retired`` is optional; each entry is an id of the file's
+own lesson, listed once, that no question of the bank has (problems are named ``retired[N]``, from 1, e.g.
+``00-welcome.toml: field 'retired[2]': question id '00-x' is listed as retired and is still a question``).
+`Bank.retired` returns them. A retired id's history stays in the learner's store (it is append-only) but is
+never served again and never counted: reviews, cram, quizzes and statistics all work on the bank's questions
+only and ignore ids that are not among them.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, time
 from pathlib import Path
@@ -48,7 +59,7 @@ DEFAULT_DIRECTORY = Path(__file__).resolve().parent / "questions"
 
 _ID = re.compile(r"[0-9]{2}-[a-z0-9]+(?:-[a-z0-9]+)*")
 _FILE_NAME = re.compile(r"([0-9]{2})-[a-z0-9]+(?:-[a-z0-9]+)*\.toml")
-_FILE_KEYS = ("lesson", "question")
+_FILE_KEYS = ("lesson", "retired", "question")
 _QUESTION_KEYS = ("id", "kind", "prompt", "answer", "explanation", "section", "options", "tolerance", "unit")
 _KIND_KEYS = {"recall": ("answer",), "choice": ("options",), "numeric": ("answer", "tolerance", "unit")}
 _OPTION_KEYS = ("text", "correct", "why")
@@ -142,9 +153,12 @@ def _to_number(response: object) -> float:
 class Bank:
     """A validated question bank: questions grouped by lesson, in file order."""
 
-    def __init__(self, questions: Sequence[Question], directory: Path | None = None) -> None:
+    def __init__(
+        self, questions: Sequence[Question], directory: Path | None = None, retired: Iterable[str] = ()
+    ) -> None:
         self.directory = directory
         self._questions = tuple(questions)
+        self._retired = frozenset(retired)
         self._by_id = {q.id: q for q in self._questions}
         order = {lesson_id: i for i, lesson_id in enumerate(QUIZ_LESSONS)}
         self._lessons = tuple(sorted({q.lesson for q in self._questions}, key=order.__getitem__))
@@ -158,6 +172,10 @@ class Bank:
         if lesson not in QUIZ_LESSONS:
             raise KeyError(f"unknown lesson {lesson!r} (lessons with a quiz: {', '.join(QUIZ_LESSONS)})")
         return tuple(q for q in self._questions if q.lesson == lesson)
+
+    def retired(self) -> frozenset[str]:
+        """The retired question ids of every lesson (the ``retired`` arrays): never questions again."""
+        return self._retired
 
     def get(self, question_id: str) -> Question | None:
         return self._by_id.get(question_id)
@@ -201,8 +219,9 @@ def load_bank(directory: str | Path | None = None) -> Bank:
     questions: list[Question] = []
     lesson_files: dict[str, str] = {}
     first_seen: dict[str, tuple[str, int]] = {}
+    retired: dict[str, tuple[str, int]] = {}  # id -> (file, 1-based position in its `retired` array)
     for path in files:
-        for number, question in _load_file(path, root, problems, lesson_files):
+        for number, question in _load_file(path, root, problems, lesson_files, retired):
             if question.id in first_seen:
                 where, position = first_seen[question.id]
                 problems.append(
@@ -216,9 +235,21 @@ def load_bank(directory: str | Path | None = None) -> Bank:
             else:
                 first_seen[question.id] = (question.source, number)
             questions.append(question)
+    for question_id, (file, position) in retired.items():
+        if question_id in first_seen:
+            where, number = first_seen[question_id]
+            place = "" if where == file else f" (question #{number} in {where})"
+            problems.append(
+                _problem(
+                    file,
+                    None,
+                    f"retired[{position}]",
+                    f"question id {question_id!r} is listed as retired and is still a question{place}",
+                )
+            )
     if problems:
         raise BankError(problems)
-    return Bank(questions, root)
+    return Bank(questions, root, retired)
 
 
 def _question_files(root: Path) -> list[Path]:
@@ -273,9 +304,14 @@ def _unbalanced_math(text: str) -> bool:
 
 
 def _load_file(
-    path: Path, root: Path, problems: list[str], lesson_files: dict[str, str]
+    path: Path,
+    root: Path,
+    problems: list[str],
+    lesson_files: dict[str, str],
+    retired: dict[str, tuple[str, int]],
 ) -> list[tuple[int, Question]]:
-    """Validate one file; append its problems; return its valid questions with their 1-based positions."""
+    """Validate one file; append its problems; add its valid retired ids to `retired`; return its valid
+    questions with their 1-based positions."""
     file = path.relative_to(root).as_posix()
     name_match = _FILE_NAME.fullmatch(path.name)
     if path.suffix != ".toml":
@@ -329,6 +365,9 @@ def _load_file(
         else:
             lesson_files[lesson] = file
 
+    if "retired" in data:
+        _check_retired(data["retired"], file, lesson, add, retired)
+
     raw = data.get("question")
     if raw is None:
         add("question", "missing (add at least one [[question]] table)")
@@ -346,6 +385,31 @@ def _load_file(
         if question is not None:
             valid.append((number, question))
     return valid
+
+
+def _check_retired(
+    raw: Any, file: str, lesson: str | None, add: Any, retired: dict[str, tuple[str, int]]
+) -> None:
+    """Validate a file's ``retired`` array; add each valid id (first occurrence) to `retired`."""
+    if not isinstance(raw, list):
+        add("retired", f'must be an array of question ids, e.g. ["00-old-id"] (got {_type_name(raw)})')
+        return
+    for position, value in enumerate(raw, start=1):
+        where = f"retired[{position}]"
+        if not isinstance(value, str):
+            add(where, f"must be a string (got {_type_name(value)})")
+        elif not _ID.fullmatch(value):
+            add(
+                where,
+                f"{value!r} must be the lesson id and lowercase words joined by '-' (e.g. '00-hard-means')",
+            )
+        elif lesson is not None and not value.startswith(lesson + "-"):
+            add(where, f"{value!r} must start with '{lesson}-', the lesson of this file")
+        elif value in retired:
+            other_file, other = retired[value]
+            add(where, f"duplicate of retired[{other}]" + ("" if other_file == file else f" in {other_file}"))
+        else:
+            retired[value] = (file, position)
 
 
 def _check_question(

@@ -9,8 +9,9 @@ masked position that leaked, attention weights that do not sum to 1, a wrong val
 values, and the typical mistake it matches when it matches one). Numbers are printed to 6 significant digits.
 
 Attention exercises may return the output alone or ``(output, weights)``; weights, when given, are checked
-too. :func:`check_permutation_test` checks a function that answers True or False: its sentence says what the
-function returned and what was expected.
+too. A function that raises NotImplementedError (the workbook's stub) is reported as not written yet, in a
+sentence that starts with "·" rather than "✗". :func:`check_permutation_test` checks a function that answers
+True or False: its sentence says what the function returned and what was expected.
 """
 
 from __future__ import annotations
@@ -103,6 +104,16 @@ class _Problem(Exception):
     """Raised inside a case check with the sentence (without the case prefix) that describes the problem."""
 
 
+class _NotWritten(Exception):
+    """Raised when the learner's function raises NotImplementedError: the workbook's stub, still in place."""
+
+
+NOT_WRITTEN = (
+    "· {title}: not written yet. Replace the `raise NotImplementedError` line with your code, then run this "
+    "cell again."
+)
+
+
 # ----------------------------------------------------------------------------------------------------
 # Formatting
 
@@ -153,6 +164,8 @@ def _call(fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore", RuntimeWarning)
             return fn(*_copy(args))
+    except NotImplementedError:
+        raise _NotWritten from None
     except Exception as e:  # the learner's bug, reported as a sentence, never a traceback
         message = _first_line(str(e)).rstrip(".")  # the sentence adds its own full stop
         raise _Problem(
@@ -337,6 +350,10 @@ def _run(
     for number, case in enumerate(cases, start=1):
         try:
             check(fn, case)
+        except _NotWritten:
+            message = NOT_WRITTEN.format(title=title)
+            print(message)
+            return CheckResult(False, message)
         except _Problem as problem:
             message = f"✗ {title}, case {number} of {len(cases)} ({case.name}): {problem}."
             print(message)

@@ -1,10 +1,10 @@
-"""``python -m course``: review, cram, stats and check, in a terminal.
+"""``python -m course``: review, cram, stats, check and workbook, in a terminal.
 
 This is the outermost layer: the only place of the terminal interface that reads the clock (`now`, or the
 hidden ``--now`` option that freezes it for tests and demos). Exit status: 0 done, 1 the question bank is
-invalid, 2 the progress database cannot be used (missing, locked, corrupt, newer) or bad arguments,
-130 interrupted (Ctrl-C), 141 the output was closed early (e.g. piped into ``head``). It never shows a
-traceback for any of these.
+invalid (or, with ``check --strict``, has lint warnings), 2 the progress database cannot be used (missing,
+locked, corrupt, newer), the workbook cannot be written or bad arguments, 130 interrupted (Ctrl-C), 141 the
+output was closed early (e.g. piped into ``head``). It never shows a traceback for any of these.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import io
 import os
+import random
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -21,6 +22,19 @@ from typing import TYPE_CHECKING, TextIO
 
 from course.bank import Bank, BankError, Question, load_bank
 from course.lessons import lesson_id, lesson_title
+from course.lint import lint
+from course.presenting import (
+    NUMBERS,
+    RECALL_RATINGS,
+    RIGHT_RATINGS,
+    Presentation,
+    Verdict,
+    auto_rating,
+    final_rating,
+    grade_choice,
+    grade_number,
+    present,
+)
 from course.progress import Outlook, db_path, local_tz, open_store, outlook
 from course.ratings import HARD_MEANS, NAMES
 
@@ -120,7 +134,8 @@ def _parser() -> argparse.ArgumentParser:
         prog="python -m course",
         description="Spaced-repetition reviews of the attention course's self-check questions.",
         epilog="Progress file: --db PATH, else $COURSE_DB, else progress.sqlite3 in your per-user data "
-        "directory. Exit status: 0 done, 1 invalid question bank, 2 progress file unusable or bad arguments.",
+        "directory. Exit status: 0 done, 1 invalid question bank (or lint warnings with check --strict), "
+        "2 progress file unusable, workbook not written, or bad arguments.",
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -131,6 +146,10 @@ def _parser() -> argparse.ArgumentParser:
             )
         sub.add_argument("--bank", metavar="DIR", help="question bank directory (default: the course's own)")
         sub.add_argument("--now", type=_iso_time, help=argparse.SUPPRESS)
+
+    def seed(sub: argparse.ArgumentParser) -> None:
+        # fixes the order in which each question's options are shown, for tests and demos
+        sub.add_argument("--seed", type=int, help=argparse.SUPPRESS)
 
     def limits(sub: argparse.ArgumentParser) -> None:
         from scheduler import Limits
@@ -157,6 +176,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     common(review)
     limits(review)
+    seed(review)
     cram = commands.add_parser(
         "cram",
         help="practise lessons' questions without changing your schedule",
@@ -165,12 +185,28 @@ def _parser() -> argparse.ArgumentParser:
     )
     cram.add_argument("lessons", nargs="*", metavar="LESSON", help="lesson ids, e.g. 01 02")
     common(cram)
+    seed(cram)
     stats = commands.add_parser(
         "stats", help="what is due today and in the next 7 days, and how you are doing"
     )
     common(stats)
-    check = commands.add_parser("check", help="validate the question bank")
+    check = commands.add_parser(
+        "check",
+        help="validate the question bank",
+        description="Validate the question bank (exit status 1 when it is invalid), then list the warnings "
+        "about questions that are valid but could be better (exit status 0, or 1 with --strict).",
+    )
     common(check, db=False)
+    check.add_argument("--strict", action="store_true", help="exit with status 1 when there are warnings")
+    workbook = commands.add_parser(
+        "workbook",
+        help="write your own copy of the lessons to work in",
+        description="Write the lessons, the welcome and the review notebook to DIR with outputs cleared "
+        "and the exercises' solutions replaced by stubs. A notebook you have edited is never overwritten: "
+        "when the course has a newer version of it, that version is written beside yours as "
+        "NN-name.updated.ipynb.",
+    )
+    workbook.add_argument("dir", nargs="?", default="workbook", metavar="DIR", help="default: workbook")
     return parser
 
 
@@ -180,9 +216,11 @@ def main(
     stdin: TextIO | None = None,
     stdout: TextIO | None = None,
     stderr: TextIO | None = None,
+    rng: random.Random | None = None,
 ) -> int:
     """Run one command; return the exit status. Closed standard streams are allowed: no stdin reads as an
-    empty input, no stderr drops the messages, no stdout is reported (exit status 2)."""
+    empty input, no stderr drops the messages, no stdout is reported (exit status 2). `rng`: where the order
+    of each question's options is drawn from (default: ``random.Random(--seed)``, unseeded without it)."""
     out = stdout if stdout is not None else sys.stdout
     err = stderr if stderr is not None else sys.stderr
     err = err if err is not None else io.StringIO()
@@ -190,11 +228,13 @@ def main(
     if out is None:
         err.write("python -m course: the standard output is closed\n")
         return EXIT_USAGE
+    if args.command == "workbook":
+        return _workbook(Path(args.dir), out, err)
     source = stdin if stdin is not None else sys.stdin
     if stdin is None and stdout is None:
         _tolerate_encoding_errors(sys.stdin, sys.stdout)
     try:
-        return _run(args, source if source is not None else io.StringIO(), out, err)
+        return _run(args, source if source is not None else io.StringIO(), out, err, rng)
     except BrokenPipeError:
         if out is sys.stdout:
             _silence(out)
@@ -204,7 +244,9 @@ def main(
         return EXIT_INTERRUPTED
 
 
-def _run(args: argparse.Namespace, stdin: TextIO, out: TextIO, err: TextIO) -> int:
+def _run(
+    args: argparse.Namespace, stdin: TextIO, out: TextIO, err: TextIO, rng: random.Random | None = None
+) -> int:
     from scheduler import StoreError, StoreNotFoundError
 
     clock: Callable[[], datetime] = (lambda: args.now) if args.now is not None else now
@@ -223,7 +265,11 @@ def _run(args: argparse.Namespace, stdin: TextIO, out: TextIO, err: TextIO) -> i
     if args.command == "check":
         n_lessons = len(bank.lessons())
         out.write(f"question bank OK: {_plural(len(bank), 'question')} in {_plural(n_lessons, 'lesson')}\n")
-        return EXIT_OK
+        warnings = lint(bank)
+        for warning in warnings:
+            out.write(f"{warning}\n")
+        out.write(f"{_plural(len(warnings), 'warning') if warnings else 'no warnings'}\n")
+        return EXIT_BANK if warnings and args.strict else EXIT_OK
 
     console = _Console(stdin, out)
     store = None
@@ -233,9 +279,10 @@ def _run(args: argparse.Namespace, stdin: TextIO, out: TextIO, err: TextIO) -> i
         if args.command == "stats":
             _stats(console, store, bank, clock(), local_tz())
             return EXIT_OK
+        order_rng = rng if rng is not None else random.Random(args.seed)
         if args.command == "cram":
-            return _cram(console, err, store, bank, args.lessons, clock)
-        return _review(console, store, bank, clock, local_tz(), _limits(args))
+            return _cram(console, err, store, bank, args.lessons, clock, order_rng)
+        return _review(console, store, bank, clock, local_tz(), _limits(args), order_rng)
     except StoreNotFoundError as problem:
         err.write(
             f"no progress yet: there is no progress file at {problem.path}. Answer a quiz in a lesson "
@@ -249,6 +296,19 @@ def _run(args: argparse.Namespace, stdin: TextIO, out: TextIO, err: TextIO) -> i
     finally:
         if store is not None:
             store.close()
+
+
+def _workbook(directory: Path, out: TextIO, err: TextIO) -> int:
+    from course.workbook import WorkbookError, write_workbook
+
+    try:
+        write_workbook(directory, say=lambda line: out.write(line + "\n"))
+    except (WorkbookError, OSError) as problem:
+        err.write(f"the workbook was not written: {problem}\n")
+        return EXIT_USAGE
+    welcome = directory / "00-welcome.ipynb"
+    out.write(f"Your workbook is in {directory}. Open it with: jupyter lab {welcome}\n")
+    return EXIT_OK
 
 
 def _tolerate_encoding_errors(*streams: TextIO | None) -> None:
@@ -305,6 +365,7 @@ def _review(
     clock: Callable[[], datetime],
     tz: tzinfo,
     limits: Limits,
+    rng: random.Random,
 ) -> int:
     """Serve what is due; when the queue runs out, serve what came due meanwhile (learning steps), until
     nothing is due now or today's limits are reached."""
@@ -340,7 +401,7 @@ def _review(
                     f"[{answered + 1}/{answered + session.remaining}] {_heading(bank[item.id])}, "
                     f"{'new' if card is None else card.state}"
                 )
-                stop = _review_one(console, session, item, bank[item.id], clock)
+                stop = _review_one(console, session, item, bank[item.id], clock, rng)
                 answered += 1
                 if stop is not None:
                     raise stop
@@ -361,14 +422,23 @@ def _review(
 
 
 def _review_one(
-    console: _Console, session: Session, item: Item, question: Question, clock: Callable[[], datetime]
+    console: _Console,
+    session: Session,
+    item: Item,
+    question: Question,
+    clock: Callable[[], datetime],
+    rng: random.Random,
 ) -> _Quit | None:
     """Ask `question` and save the answer. Returns the learner's stop when they stopped where the answer was
     already known (a right answer counted as Good): it is saved, and the caller stops after counting it."""
     from scheduler import Rating
 
     began = time.monotonic()
-    rating, stop = _rating_or_kept(lambda: _ask(console, question, lambda: session.intervals(item, clock())))
+
+    def intervals() -> dict[Rating, timedelta]:  # read only when the ratings are offered
+        return session.intervals(item, clock())
+
+    rating, stop = _rating_or_kept(lambda: _ask(console, question, intervals, rng))
     at = clock()
     review = session.answer(item, rating, at, _elapsed_ms(began))
     if rating == Rating.AGAIN:
@@ -432,6 +502,7 @@ def _cram(
     bank: Bank,
     requested: Sequence[str],
     clock: Callable[[], datetime],
+    rng: random.Random,
 ) -> int:
     from scheduler import CramSession
 
@@ -460,7 +531,7 @@ def _cram(
             console.say()
             console.say(f"[{answered + 1}/{answered + session.remaining}] {_heading(question)}, practice")
             began = time.monotonic()
-            rating, stop = _rating_or_kept(lambda question=question: _ask(console, question, None))
+            rating, stop = _rating_or_kept(lambda question=question: _ask(console, question, None, rng))
             session.answer(item, rating, clock(), _elapsed_ms(began))
             answered += 1
             console.say(f"Logged as practice: {NAMES[rating]}.")
@@ -510,83 +581,87 @@ def _ask(
     console: _Console,
     question: Question,
     intervals: Callable[[], dict[Rating, timedelta]] | None,
+    rng: random.Random,
 ) -> Rating:
-    """Show `question`, read the learner's answer, return the rating to record. Raises `_Quit`."""
-    from scheduler import Rating
-
+    """Show `question` (a choice question's options in an order drawn from `rng`), read the learner's
+    answer, return the rating to record (`course.presenting`'s rules). Raises `_Quit`."""
     console.say(_reflow(question.prompt))
     if question.kind == "recall":
         console.ask("Press Enter to show the answer (q to quit): ")
         console.say(f"Answer: {_reflow(str(question.answer))}")
         _explain(console, question)
         return _choose_rating(console, intervals, "How well did you remember it?")
-
     if question.kind == "choice":
-        for number, option in enumerate(question.options, start=1):
-            console.say(f"  {number}) {_reflow(option.text)}")
-        last = len(question.options)
-        while True:
-            reply = console.ask(f"Your answer [1-{last}, ? if you don't know, q to quit]: ")
-            if reply == "?":
-                choice = None
-                break
-            if reply.isdigit() and 1 <= int(reply) <= last:
-                choice = int(reply) - 1
-                break
-            console.say(f"Please type a number from 1 to {last}, ? or q.")
-        right = choice is not None and question.is_correct(choice)
-        correct = question.correct_option
-        if right:
-            console.say("Right.")
-        else:
-            console.say(f"Not quite: the answer is {correct + 1}) {_reflow(question.options[correct].text)}")
-        for number, option in enumerate(question.options, start=1):
-            mark = " (right answer)" if option.correct else ""
-            console.say(f"  {number}){mark} {_reflow(option.why)}")
+        verdict = _ask_choice(console, present(question, rng, NUMBERS))
     else:
-        unit = f" {question.unit}" if question.unit else ""
-        while True:
-            reply = console.ask("Your answer (a number; ? if you don't know; q to quit): ")
-            if reply == "?":
-                right = False
-                break
-            try:
-                right = question.is_correct(reply)
-                break
-            except ValueError:
-                console.say("Please type a number, ? or q.")
-        tolerance = f" (within {question.tolerance:g})" if question.tolerance else ""
-        verdict = "Right" if right else "Not quite"
-        console.say(f"{verdict}: the answer is {question.answer}{unit}{tolerance}.")
+        verdict = _ask_number(console, question)
     _explain(console, question)
-    if not right:
-        return Rating.AGAIN
+    if not verdict.right:
+        return verdict.rating
     return _confirm_good(console, intervals)
 
 
-def _confirm_good(console: _Console, intervals: Callable[[], dict[Rating, timedelta]] | None) -> Rating:
-    """A right answer counts as Good unless the learner picks Hard or Easy. Stopping here (q, end of input,
-    Ctrl-C) keeps the Good: the `_Quit` raised carries it, to be saved before stopping."""
-    from scheduler import Rating
+def _ask_choice(console: _Console, presentation: Presentation) -> Verdict:
+    """List the options as presented, numbered from 1, read the number of one (or ?), say the verdict and
+    why each option is right or wrong, naming each by the number shown."""
+    shown = presentation.shown()
+    labels = [entry.label for entry in shown]
+    for entry in shown:
+        console.say(f"  {entry.label}) {_reflow(entry.option.text)}")
+    while True:
+        reply = console.ask(f"Your answer [1-{labels[-1]}, ? if you don't know, q to quit]: ")
+        if reply == "?" or reply in labels:
+            break
+        console.say(f"Please type a number from 1 to {labels[-1]}, ? or q.")
+    verdict = grade_choice(presentation, None if reply == "?" else labels.index(reply))
+    if verdict.right:
+        console.say(f"{verdict.word}.")
+    else:
+        right = presentation.option(presentation.right_position)
+        console.say(f"{verdict.word}: the answer is {verdict.answer}) {_reflow(right.text)}")
+    for entry in verdict.options:
+        mark = " (right answer)" if entry.right else ""
+        console.say(f"  {entry.label}){mark} {_reflow(entry.option.why)}")
+    return verdict
 
+
+def _ask_number(console: _Console, question: Question) -> Verdict:
+    """Read a number (or ?) until one is typed, and say the verdict."""
+    while True:
+        reply = console.ask("Your answer (a number; ? if you don't know; q to quit): ")
+        try:
+            verdict = grade_number(question, None if reply == "?" else reply)
+            break
+        except ValueError:
+            console.say("Please type a number, ? or q.")
+    console.say(f"{verdict.word}: the answer is {verdict.answer}.")
+    return verdict
+
+
+def _confirm_good(console: _Console, intervals: Callable[[], dict[Rating, timedelta]] | None) -> Rating:
+    """A right answer counts as Good unless the learner picks Hard or Easy (`final_rating`). Stopping here
+    (q, end of input, Ctrl-C) keeps the Good: the `_Quit` raised carries it, to be saved before stopping."""
+    hard, _, easy = RIGHT_RATINGS
+    good = auto_rating(True)
     if intervals is None:
         reply_text = "Counted as Good. Press Enter to keep it, or type 2 for Hard or 4 for Easy: "
     else:
         spans = intervals()
         reply_text = (
-            f"Counted as Good ({_interval(spans[Rating.GOOD])}). Press Enter to keep it, or type "
-            f"2 for Hard ({_interval(spans[Rating.HARD])}; {HARD_MEANS}) or 4 for Easy "
-            f"({_interval(spans[Rating.EASY])}): "
+            f"Counted as Good ({_interval(spans[good])}). Press Enter to keep it, or type "
+            f"2 for Hard ({_interval(spans[hard])}; {HARD_MEANS}) or 4 for Easy "
+            f"({_interval(spans[easy])}): "
         )
+    allowed = {f"{rating:d}": rating for rating in RIGHT_RATINGS}
     while True:
         try:
             reply = console.ask(reply_text)
         except _Quit as stop:
-            raise _Quit(stop.reason, keep=Rating.GOOD) from None
-        if reply in ("", "3"):
-            return Rating.GOOD
-        if reply in ("2", "4"):
-            return Rating(int(reply))
+            raise _Quit(stop.reason, keep=good) from None
+        if reply == "":
+            return good
+        if reply in allowed:
+            return final_rating(True, allowed[reply])
         console.say("Please press Enter, or type 2, 4 or q.")
 
 
@@ -598,21 +673,20 @@ def _explain(console: _Console, question: Question) -> None:
 def _choose_rating(
     console: _Console, intervals: Callable[[], dict[Rating, timedelta]] | None, heading: str
 ) -> Rating:
-    from scheduler import Rating
-
     if intervals is None:
-        buttons = "   ".join(f"{value} {name}" for value, name in NAMES.items())
+        buttons = "   ".join(f"{rating:d} {NAMES[rating]}" for rating in RECALL_RATINGS)
     else:
         spans = intervals()
         buttons = "   ".join(
-            f"{value} {name} {_interval(spans[Rating(value)])}" for value, name in NAMES.items()
+            f"{rating:d} {NAMES[rating]} {_interval(spans[rating])}" for rating in RECALL_RATINGS
         )
     console.say(f"{heading} ({HARD_MEANS})")
     console.say(f"  {buttons}")
+    allowed = {f"{rating:d}": rating for rating in RECALL_RATINGS}
     while True:
         reply = console.ask("Your rating [1-4, q to quit]: ")
-        if reply in ("1", "2", "3", "4"):
-            return Rating(int(reply))
+        if reply in allowed:
+            return allowed[reply]
         console.say("Please type 1, 2, 3 or 4 (or q to quit).")
 
 

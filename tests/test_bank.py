@@ -110,7 +110,7 @@ CASES: list[tuple[str, dict[str, str | bytes], list[str]]] = [
     (
         "unknown file key",
         {F: 'lessons = "00"\n' + lesson_file()},
-        [f"{F}: field 'lessons': unknown key (allowed: lesson, question)"],
+        [f"{F}: field 'lessons': unknown key (allowed: lesson, retired, question)"],
     ),
     # ---- lesson
     ("lesson missing", {F: RECALL}, [f"{F}: field 'lesson': missing (e.g. lesson = \"00\")"]),
@@ -138,6 +138,72 @@ CASES: list[tuple[str, dict[str, str | bytes], list[str]]] = [
         "two files, one lesson",
         {"00-a.toml": lesson_file(), "00-b.toml": lesson_file(question(qid="00-b"))},
         ["00-b.toml: field 'lesson': lesson '00' already has a question file: 00-a.toml"],
+    ),
+    # ---- retired ids
+    (
+        "retired not an array",
+        {F: 'lesson = "00"\nretired = "00-old"\n' + RECALL},
+        [f"{F}: field 'retired': must be an array of question ids, e.g. [\"00-old-id\"] (got string)"],
+    ),
+    (
+        "retired id not a string",
+        {F: 'lesson = "00"\nretired = ["00-old", 7]\n' + RECALL},
+        [f"{F}: field 'retired[2]': must be a string (got integer)"],
+    ),
+    (
+        "retired id form",
+        {F: 'lesson = "00"\nretired = ["00_Old"]\n' + RECALL},
+        [
+            f"{F}: field 'retired[1]': '00_Old' must be the lesson id and lowercase words joined by '-' "
+            "(e.g. '00-hard-means')"
+        ],
+    ),
+    (
+        "retired id of another lesson",
+        {F: 'lesson = "00"\nretired = ["01-old"]\n' + RECALL},
+        [f"{F}: field 'retired[1]': '01-old' must start with '00-', the lesson of this file"],
+    ),
+    (
+        "retired id twice",
+        {F: 'lesson = "00"\nretired = ["00-old", "00-b", "00-old"]\n' + RECALL},
+        [f"{F}: field 'retired[3]': duplicate of retired[1]"],
+    ),
+    (
+        "retired id twice across files",
+        {
+            "00-a.toml": 'lesson = "00"\nretired = ["00-old"]\n' + RECALL,
+            "00-b.toml": 'lesson = "00"\nretired = ["00-old"]\n' + question(qid="00-b"),
+        },
+        [
+            "00-b.toml: field 'lesson': lesson '00' already has a question file: 00-a.toml",
+            "00-b.toml: field 'retired[1]': duplicate of retired[1] in 00-a.toml",
+        ],
+    ),
+    (
+        "retired id still a question",
+        {F: 'lesson = "00"\nretired = ["00-old", "00-a"]\n' + RECALL},
+        [f"{F}: field 'retired[2]': question id '00-a' is listed as retired and is still a question"],
+    ),
+    (
+        "retired id still a question in another file",
+        {
+            "00-a.toml": 'lesson = "00"\nretired = ["00-b"]\n' + RECALL,
+            "00-b.toml": lesson_file(question(qid="00-b")),
+        },
+        [
+            "00-b.toml: field 'lesson': lesson '00' already has a question file: 00-a.toml",
+            "00-a.toml: field 'retired[1]': question id '00-b' is listed as retired and is still a question "
+            "(question #1 in 00-b.toml)",
+        ],
+    ),
+    (
+        "retired with an unknown lesson: the form is still checked",
+        {F: 'lesson = "0"\nretired = ["00-old", "x"]\n' + RECALL},
+        [
+            f"{F}: field 'lesson': unknown lesson '0' (known: {KNOWN})",
+            f"{F}: field 'retired[2]': 'x' must be the lesson id and lowercase words joined by '-' "
+            "(e.g. '00-hard-means')",
+        ],
     ),
     # ---- the question array
     (
@@ -556,6 +622,21 @@ def test_good_bank_records(tmp_path: Path) -> None:
     assert (numeric.answer, numeric.tolerance, numeric.unit, numeric.options) == (0.5, 0.05, "h", ())
 
 
+def test_retired_ids(tmp_path: Path) -> None:
+    (tmp_path / "00-good.toml").write_text('lesson = "00"\nretired = ["00-old", "00-older"]\n' + RECALL)
+    (tmp_path / "01-next.toml").write_text('lesson = "01"\nretired = []\n' + question(qid="01-a"))
+    (tmp_path / "02-more.toml").write_text(lesson_file(question(qid="02-a"), lesson="02"))
+    bank = load_bank(tmp_path)
+    assert bank.retired() == frozenset({"00-old", "00-older"})
+    assert [q.id for q in bank] == ["00-a", "01-a", "02-a"]
+    assert "00-old" not in bank and bank.get("00-old") is None
+
+
+def test_no_retired_ids(tmp_path: Path) -> None:
+    (tmp_path / "00-good.toml").write_text(GOOD)
+    assert load_bank(tmp_path).retired() == frozenset()
+
+
 def test_items(tmp_path: Path) -> None:
     scheduler = pytest.importorskip("scheduler")
     (tmp_path / "00-good.toml").write_text(GOOD)
@@ -647,7 +728,8 @@ WELCOME_SECTIONS = {
     "2. Running cells",
     "3. Quizzes, reviews and your schedule",
     "4. Where your progress lives",
-    "5. Environment check",
+    "5. The maths the course uses",
+    "6. Environment check",
 }
 
 

@@ -1,7 +1,10 @@
 """End to end in a real browser: JupyterLab + headless Chromium, the learner's first day by clicking.
 
-The welcome quiz's first question is answered; after a restart (no kernel left), review.ipynb must serve the
-lesson's other questions, not that one, and save the answer to the next one.
+JupyterLab starts as the README's start command starts it: at the top of the course, on the learner's
+workbook (written by `course.workbook`). The welcome is opened with no output under any cell; it runs from top
+to bottom, its exercises saying "not written yet". The welcome quiz's first question is answered; after a
+restart (no kernel left), the workbook's review.ipynb must serve the lesson's other questions, not that one,
+and save the answer to the next one.
 
 Needs the system Chromium (``apt-get install chromium`` on Debian) and the playwright Python package; nothing
 is downloaded. Without them the browser tests are skipped, except on CI (``CI`` set), where they fail.
@@ -24,14 +27,16 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from browser import chromium
 from browser import notebook as nb
-from browser.lab import JupyterLab, copy_notebooks
+from browser.lab import JupyterLab
+
+from course.workbook import write_workbook
 
 if TYPE_CHECKING:
     from course import Question
 
 REPO = Path(__file__).resolve().parents[1]
-WELCOME = "00-welcome.ipynb"
-REVIEW = "review.ipynb"
+WELCOME = "workbook/00-welcome.ipynb"
+REVIEW = "workbook/review.ipynb"
 
 
 def require_browser(environ: dict[str, str] | os._Environ[str] = os.environ) -> None:
@@ -44,15 +49,19 @@ def require_browser(environ: dict[str, str] | os._Environ[str] = os.environ) -> 
 
 
 @contextlib.contextmanager
-def lab_in_browser(tmp_path: Path, notebooks: Path) -> Iterator[tuple[JupyterLab, Any, Path]]:
-    """A sandboxed JupyterLab serving a copy of `notebooks`, a Chromium page, and the COURSE_DB path.
+def lab_in_browser(tmp_path: Path) -> Iterator[tuple[JupyterLab, Any, Path]]:
+    """A sandboxed JupyterLab serving a course folder (the README and a fresh workbook, as after the README's
+    start command), a Chromium page, and the COURSE_DB path.
 
     Always cleans up, in this order: kernel sessions (REST API), browser, server.
     """
     from playwright.sync_api import sync_playwright
 
     db = tmp_path / "progress.sqlite3"
-    root = copy_notebooks(notebooks, tmp_path / "notebooks")
+    root = tmp_path / "course"
+    root.mkdir()
+    (root / "README.md").write_bytes((REPO / "README.md").read_bytes())
+    write_workbook(root / "workbook", say=lambda _line: None)
     lab = JupyterLab(root, tmp_path / "home", extra_env={"COURSE_DB": str(db)})
     with sync_playwright() as playwright:
         browser = None
@@ -106,7 +115,8 @@ def answer_right(page: Any, area: Any, question: Question) -> None:
     """Answer `question`, shown in `area` (a locator), right, and save it as Good.
 
     What to click is read from the page (a "Show answer" button, option buttons or a text box); the bank only
-    supplies the right answer.
+    supplies the right answer. The options are shown in a new order each time, so the right one is found by
+    its text: each option button's tooltip (its title) is "Answer <letter>: <the option's text>".
     """
     controls = area.get_by_role("button", name=re.compile(r"^(Show answer|Answer A|Check)$"))
     controls.first.wait_for()  # the child views render after the title and progress
@@ -119,8 +129,10 @@ def answer_right(page: Any, area: Any, question: Question) -> None:
         good.click()
         return
     if area.get_by_role("button", name="Answer A", exact=True).count():
-        letter = "ABCDEF"[[option.correct for option in question.options].index(True)]
-        area.get_by_role("button", name=f"Answer {letter}", exact=True).click()
+        right = next(option.text for option in question.options if option.correct)
+        button = area.get_by_title(re.compile(rf"^Answer [A-F]: {re.escape(right)}$"))
+        assert button.count() == 1, f"no single option button shows {right!r}"
+        button.click()
     else:
         area.get_by_role("textbox").fill(str(question.answer))
         area.get_by_role("button", name="Check", exact=True).click()
@@ -166,10 +178,16 @@ def test_welcome_quiz_then_review_after_a_restart_in_the_browser(tmp_path: Path)
 
     questions = load_bank().questions("00")
     first, second, third = questions[:3]
-    with lab_in_browser(tmp_path, REPO / "notebooks") as (lab, page, db):
-        # 1. The welcome quiz: its first question answered right, saved as Good (due again in 10 minutes).
+    with lab_in_browser(tmp_path) as (lab, page, db):
+        # 1. The welcome, as the learner first sees it: no output under any cell (no Predict prompt answered),
+        # the README one folder up. Run all: the exercises are not written yet, and nothing fails.
         open_notebook(lab, page, WELCOME, db)
+        assert page.evaluate(nb.OUTPUT_COUNT) == 0
+        assert lab.api("GET", "/api/contents/README.md?content=0")["type"] == "file"
         nb.run_all(page)
+        nb.wait_for_text(page, ".jp-OutputArea-output", "not written yet")
+        assert nb.errors(page) == []
+        # 2. The welcome quiz: its first question answered right, saved as Good (due again in 10 minutes).
         nb.wait_for_text(page, ".jp-OutputArea-output", "Quiz: lesson 00")
         quiz = page.locator(".jp-OutputArea-output", has_text="Quiz: lesson 00")
         quiz.get_by_text("Question 1 / ").wait_for()
@@ -186,14 +204,14 @@ def test_welcome_quiz_then_review_after_a_restart_in_the_browser(tmp_path: Path)
             ]
             assert list(store.enrolled()) == ["00"]
 
-        # 2. Restart: no kernel is left running; the review notebook gets a fresh one.
+        # 3. Restart: no kernel is left running; the review notebook gets a fresh one.
         restart_kernels(lab, page)
         nb.open_document(page, REVIEW)
         nb.wait_kernel_idle(page, REVIEW)
         assert [session["path"] for session in lab.api("GET", "/api/sessions")] == [REVIEW]
         nb.run_all(page)
 
-        # 3. The review serves the lesson's other questions, new, and not the one answered a moment ago.
+        # 4. The review serves the lesson's other questions, new, and not the one answered a moment ago.
         panel = nb.current_panel(page)
         nb.wait_for_text(page, ".jp-OutputArea-output", "this session:")
         review = panel.locator(".jp-OutputArea-output", has_text="this session:")
@@ -212,7 +230,7 @@ def test_welcome_quiz_then_review_after_a_restart_in_the_browser(tmp_path: Path)
         nb.wait_math_typeset(page, ".widget-htmlmath")
         keep_screenshot(page, "review-before", show=review)
 
-        # 4. Answering it saves it and moves on to the next new question.
+        # 5. Answering it saves it and moves on to the next new question.
         answer_right(page, review, second)
         # JupyterLab runs widget callbacks on a kernel thread other than the cell's: the save must work there.
         expect(header).to_contain_text("; 1 answered)", timeout=3_000)  # a save takes milliseconds

@@ -1063,6 +1063,22 @@ def test_an_exception_is_reported_with_its_type_and_first_line_only(capsys):
     )
 
 
+TITLES = {checker: message.removeprefix("✓ ").split(": all ")[0] for checker, _, message in RIGHT}
+
+
+@pytest.mark.parametrize("checker", list(TITLES), ids=lambda checker: checker.__name__)
+def test_the_workbook_stub_is_reported_as_not_written_yet(checker, capsys):
+    def stub(*args):
+        raise NotImplementedError("not written yet")
+
+    message = (
+        f"· {TITLES[checker]}: not written yet. Replace the `raise NotImplementedError` line with your code, "
+        "then run this cell again."
+    )
+    assert checker(stub) == CheckResult(False, message)
+    assert capsys.readouterr().out == message + "\n"
+
+
 def test_masked_attention_leak_in_a_batch_names_the_batch_item(capsys):
     def sees_padding(q, k, v, mask):
         out, weights = scaled_dot_product_attention(q, k, v, mask)

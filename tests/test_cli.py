@@ -14,6 +14,7 @@ import pytest
 
 from course import cli
 from course.bank import load_bank
+from course.lint import lint
 from scheduler import Memory, Rating, Store
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -108,10 +109,13 @@ def log(store: Store) -> list[tuple[str, Rating, datetime]]:
 def test_check_shipped_bank() -> None:
     shipped = load_bank()
     lessons = len(shipped.lessons())
+    warnings = lint(shipped)
     result = run("check")
     assert (result.returncode, result.stderr) == (0, "")
     assert result.stdout == (
         f"question bank OK: {len(shipped)} questions in {lessons} lesson{'s' if lessons != 1 else ''}\n"
+        + "".join(f"{warning}\n" for warning in warnings)
+        + (f"{len(warnings)} warning{'s' if len(warnings) != 1 else ''}\n" if warnings else "no warnings\n")
     )
 
 
@@ -119,9 +123,20 @@ def test_check_other_bank(bank: Path) -> None:
     result = run("check", "--bank", bank)
     assert (result.returncode, result.stdout, result.stderr) == (
         0,
-        "question bank OK: 4 questions in 2 lessons\n",
+        "question bank OK: 4 questions in 2 lessons\nno warnings\n",
         "",
     )
+
+
+def test_check_strict_fails_on_warnings(bank: Path) -> None:
+    (bank / "01-one.toml").write_text(LESSON_01.replace('answer = "1"', 'answer = "One. Uno."'))
+    output = "question bank OK: 4 questions in 2 lessons\n" + (
+        "01-one.toml: question '01-r': answer has 2 sentences (keep it to one)\n1 warning\n"
+    )
+    plain = run("check", "--bank", bank)
+    assert (plain.returncode, plain.stdout, plain.stderr) == (0, output, "")
+    strict = run("check", "--strict", "--bank", bank)
+    assert (strict.returncode, strict.stdout, strict.stderr) == (1, output, "")
 
 
 def test_check_lists_every_problem(bank: Path) -> None:
@@ -145,6 +160,10 @@ def test_check_lists_every_problem(bank: Path) -> None:
 
 # --------------------------------------------------------------------------------------------------- review
 
+# The hidden --seed fixes the order in which options are shown. 00-c has two options, a and b (right):
+SWAPPED = ("--seed", "4")  # its first showing lists b first ("1) b", "2) a"), its second a first
+IN_BANK_ORDER = ("--seed", "0")  # its first two showings list a first, as the bank does
+
 REVIEW_TRANSCRIPT = """\
 Review of lesson 00: 0 due, 3 new. Type q at any prompt to stop; each answer is saved as you go.
 
@@ -161,12 +180,12 @@ Saved: Good. Next review in 10m.
 
 [2/3] lesson 00 Welcome, choice (00-c), new
 Pick b.
-  1) a
-  2) b
-Your answer [1-2, ? if you don't know, q to quit]: 1
-Not quite: the answer is 2) b
-  1) Not b.
-  2) (right answer) Asked for.
+  1) b
+  2) a
+Your answer [1-2, ? if you don't know, q to quit]: 2
+Not quite: the answer is 1) b
+  1) (right answer) Asked for.
+  2) Not b.
 It says b.
 See lesson 00 Welcome, section "2. Letters".
 Saved: Again. It comes back before this session ends.
@@ -203,9 +222,8 @@ Session over: 4 answers saved. Next question due in 6m.
 
 def test_review_records_ratings_at_the_right_time(bank: Path, db: Path) -> None:
     store_with(db, "00").close()
-    result = run(
-        "review", "--db", db, "--bank", bank, "--now", NOW, stdin="\n3\n1\ntwelve\n12 heads\n2\n2\n\n"
-    )
+    answers = "\n3\n2\ntwelve\n12 heads\n2\n2\n\n"
+    result = run("review", "--db", db, "--bank", bank, "--now", NOW, *SWAPPED, stdin=answers)
     assert (result.returncode, result.stderr) == (0, "")
     assert result.stdout == REVIEW_TRANSCRIPT
     with Store.open(db, create=False) as store:
@@ -221,7 +239,8 @@ def test_review_records_ratings_at_the_right_time(bank: Path, db: Path) -> None:
 
 def test_review_easy_override_and_dont_know(bank: Path, db: Path) -> None:
     store_with(db, "00").close()
-    result = run("review", "--db", db, "--bank", bank, "--now", NOW, stdin="\n4\n2\n4\n?\nq\n")
+    answers = "\n4\n2\n4\n?\nq\n"
+    result = run("review", "--db", db, "--bank", bank, "--now", NOW, *IN_BANK_ORDER, stdin=answers)
     assert (result.returncode, result.stderr) == (0, "")
     assert result.stdout.endswith(
         "Saved: Again. It comes back before this session ends.\n\n"
@@ -240,7 +259,7 @@ def test_review_quit_and_end_of_input_keep_answers(bank: Path, db: Path) -> None
     assert quit_early.returncode == 0
     assert quit_early.stdout.endswith("q\nStopped (you typed q): 1 answer saved.\n")
     later = (T + timedelta(minutes=1)).isoformat()
-    ended = run("review", "--db", db, "--bank", bank, "--now", later, stdin="1\n")
+    ended = run("review", "--db", db, "--bank", bank, "--now", later, *IN_BANK_ORDER, stdin="1\n")
     assert (ended.returncode, ended.stderr) == (0, "")
     assert ended.stdout.startswith("Review of lesson 00: 0 due, 2 new.")
     assert ended.stdout.endswith(
@@ -271,7 +290,19 @@ def test_review_limits_and_nothing_due(bank: Path, db: Path) -> None:
     assert limited.stdout.endswith(f"Session over: 1 answer saved. {NEW_HELD} Next question due in 10m.\n")
     held = run("review", "--db", db, "--bank", bank, "--now", NOW, "--limit-new", "1")
     assert (held.returncode, held.stdout) == (0, f"{NEW_HELD} Next question due in 10m.\n")
-    nothing = run("review", "--db", db, "--bank", bank, "--now", NOW, "--limit-new", "3", stdin="2\n\n12\n\n")
+    nothing = run(
+        "review",
+        "--db",
+        db,
+        "--bank",
+        bank,
+        "--now",
+        NOW,
+        "--limit-new",
+        "3",
+        *IN_BANK_ORDER,
+        stdin="2\n\n12\n\n",
+    )
     assert nothing.stdout.endswith("Session over: 2 answers saved. Next question due in 10m.\n")
     later = (T + timedelta(minutes=1)).isoformat()
     again = run("review", "--db", db, "--bank", bank, "--now", later, "--limit-new", "3")
@@ -307,7 +338,9 @@ def test_review_says_what_todays_limits_hold_back(
     with store_with(db, *decks) as store:
         for item_id in ("00-r", "00-c", "00-n"):
             store.record(item_id, Rating.GOOD, T - timedelta(hours=1))  # due 10 minutes later: due now
-    result = run("review", "--db", db, "--bank", bank, "--now", NOW, *options, stdin="\n3\n2\n\n")
+    result = run(
+        "review", "--db", db, "--bank", bank, "--now", NOW, *options, *IN_BANK_ORDER, stdin="\n3\n2\n\n"
+    )
     assert (result.returncode, result.stderr) == (0, "")
     assert result.stdout.startswith(expected)
     if "2" in options:  # two of the three due reviews allowed: the third waits, and is said to
@@ -352,7 +385,7 @@ def test_review_goes_on_with_what_came_due_meanwhile(
     # every line typed takes 5 minutes: each question 10, so the 10-minute learning steps fall due
     answers = "\n3\n" + "2\n\n" + "12\n\n" + "\n3\n" + "2\n\n" + "12\n\n"
     status, out, err = in_process(
-        monkeypatch, "review", "--db", db, "--bank", bank, stdin=Keys(answers, clock)
+        monkeypatch, "review", "--db", db, "--bank", bank, *IN_BANK_ORDER, stdin=Keys(answers, clock)
     )
     assert (status, err) == (0, "")
     assert out.count("Due now as well: ") == 2
@@ -368,7 +401,7 @@ def test_stopping_where_a_right_answer_counts_as_good_keeps_it(
     bank: Path, db: Path, typed: str, reason: str
 ) -> None:
     store_with(db, "00").close()
-    result = run("review", "--db", db, "--bank", bank, "--now", NOW, stdin="\n3\n2\n" + typed)
+    result = run("review", "--db", db, "--bank", bank, "--now", NOW, *IN_BANK_ORDER, stdin="\n3\n2\n" + typed)
     assert (result.returncode, result.stderr) == (0, "")
     assert result.stdout.endswith(
         "or 4 for Easy (8d): " + typed.strip() + "\n"
@@ -384,7 +417,16 @@ def test_ctrl_c_where_a_right_answer_counts_as_good_keeps_it(
 ) -> None:
     store_with(db, "00").close()
     status, out, err = in_process(
-        monkeypatch, "review", "--db", db, "--bank", bank, "--now", NOW, stdin=Keys("\n3\n2\n")
+        monkeypatch,
+        "review",
+        "--db",
+        db,
+        "--bank",
+        bank,
+        "--now",
+        NOW,
+        *IN_BANK_ORDER,
+        stdin=Keys("\n3\n2\n"),
     )
     assert (status, err) == (130, "")
     assert out.endswith(
@@ -393,7 +435,17 @@ def test_ctrl_c_where_a_right_answer_counts_as_good_keeps_it(
     with Store.open(db, create=False) as store:
         assert log(store) == [("00-r", Rating.GOOD, T), ("00-c", Rating.GOOD, T)]
     status, out, err = in_process(
-        monkeypatch, "cram", "00", "--db", db, "--bank", bank, "--now", NOW, stdin=Keys("\n1\n2\n")
+        monkeypatch,
+        "cram",
+        "00",
+        "--db",
+        db,
+        "--bank",
+        bank,
+        "--now",
+        NOW,
+        *IN_BANK_ORDER,
+        stdin=Keys("\n1\n2\n"),
     )
     assert (status, err) == (130, "")
     assert out.endswith(
@@ -440,7 +492,7 @@ def test_cram_leaves_the_schedule_alone(bank: Path, db: Path) -> None:
         store.record("00-r", Rating.GOOD, T - timedelta(minutes=30))
         before = (store.cards(), store.reviews(), store.enrolled())
     answers = "\n1\n" + "2\n2\n" + "12\n4\n" + "\n3\n" + "\n2\n"
-    result = run("cram", "01", "0", "--db", db, "--bank", bank, "--now", NOW, stdin=answers)
+    result = run("cram", "01", "0", "--db", db, "--bank", bank, "--now", NOW, *IN_BANK_ORDER, stdin=answers)
     assert (result.returncode, result.stderr) == (0, "")
     assert result.stdout.startswith(
         "Practice of lessons 00, 01: 4 questions. Practice answers are logged apart and do not change your "
@@ -647,7 +699,9 @@ def test_now_out_of_range_is_a_usage_error(bank: Path, db: Path, when: str) -> N
 def test_now_at_the_ends_of_the_range(bank: Path, db: Path, when: str, zone: str) -> None:
     store_with(db, "00").close()
     answers = "\n3\n2\n\n12\n\n"
-    review = run("review", "--db", db, "--bank", bank, "--now", when, stdin=answers, env={"TZ": zone})
+    review = run(
+        "review", "--db", db, "--bank", bank, "--now", when, *IN_BANK_ORDER, stdin=answers, env={"TZ": zone}
+    )
     assert (review.returncode, review.stderr) == (0, "")
     assert "Session over: 3 answers saved." in review.stdout
     stats = run("stats", "--db", db, "--bank", bank, "--now", when, env={"TZ": zone})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -10,10 +11,12 @@ from pathlib import Path
 
 import pytest
 from fixed_clock import T0, Clock
+from ipywidgets import Button
 
 from course.bank import Bank, Question, load_bank
 from course.lessons import QUIZ_LESSONS
 from course.widgets import NO_PROGRESS, QuizWidget, ReviewWidget, quiz, review, to_html
+from course.widgets._common import QuestionPanel
 from scheduler import Limits, Rating, Store
 
 BANK = """lesson = "01"
@@ -74,12 +77,27 @@ NOT_SAVED = (
 )
 
 
+RIGHT, WRONG = "No: it is shown as text", "Yes, `<b>` and all"  # two options of 01-pick
+SEED = 0  # its first showing: A "Yes, `<b>` and all", B "Only on Tuesdays", C "No: it is shown as text"
+
+
 def make_quiz(bank: Bank, db: Path | Store, clock: Clock) -> QuizWidget:
-    return QuizWidget("01", bank.questions("01"), store=db, clock=clock, tz=timezone.utc)
+    return QuizWidget(
+        "01", bank.questions("01"), store=db, clock=clock, tz=timezone.utc, rng=random.Random(SEED)
+    )
 
 
 def make_review(bank: Bank, db: Path | Store, clock: Clock) -> ReviewWidget:
-    return ReviewWidget(bank, store=db, clock=clock, tz=timezone.utc)
+    return ReviewWidget(bank, store=db, clock=clock, tz=timezone.utc, rng=random.Random(SEED))
+
+
+def option(widget: QuestionPanel, text: str) -> Button:
+    """The button of the option `text`, wherever this showing put it (its tooltip: "Answer C: <text>")."""
+    buttons = [
+        button for button in widget.option_buttons if button.tooltip == f"{button.description}: {text}"
+    ]
+    assert len(buttons) == 1, [button.tooltip for button in widget.option_buttons]
+    return buttons[0]
 
 
 def reviews(db: Path) -> list[tuple[str, Rating, datetime, int | None]]:
@@ -99,7 +117,7 @@ def test_displaying_a_quiz_records_nothing_and_creates_no_file(bank: Bank, db: P
     bundle = widget._repr_mimebundle_(include=None, exclude=None)
     assert bundle == {
         "text/plain": "Quiz for lesson 01: 3 questions. "
-        "Answer them in JupyterLab; each answer is saved to your review schedule.",
+        "Run this cell in JupyterLab to start the quiz; each answer is saved to your review schedule.",
         "application/vnd.jupyter.widget-view+json": {
             "version_major": 2,
             "version_minor": 0,
@@ -116,12 +134,12 @@ def test_quiz_and_review_text_of_the_shipped_course(db: Path, clock: Clock) -> N
     widget = quiz("00", store=db, clock=clock)
     assert widget._repr_mimebundle_()["text/plain"] == (
         f"Quiz for lesson 00: {n} questions. "
-        "Answer them in JupyterLab; each answer is saved to your review schedule."
+        "Run this cell in JupyterLab to start the quiz; each answer is saved to your review schedule."
     )
     session = review(store=db, clock=clock)
     assert session._repr_mimebundle_()["text/plain"] == (
         "Review of the questions due from your enrolled lessons. "
-        "Answer them in JupyterLab; each answer updates your review schedule."
+        "Run this cell in JupyterLab to start the review; each answer updates your review schedule."
     )
     assert not db.exists()
 
@@ -134,20 +152,24 @@ def test_clock_must_be_aware(bank: Bank, db: Path) -> None:
 # -- choice ----------------------------------------------------------------------------------------------
 def test_wrong_choice_saves_again_at_check_time_with_its_duration(bank: Bank, db: Path, clock: Clock) -> None:
     widget = make_quiz(bank, db, clock)
+    assert [(button.description, button.tooltip) for button in widget.option_buttons] == [
+        ("Answer A", "Answer A: Yes, `<b>` and all"),
+        ("Answer B", "Answer B: Only on Tuesdays"),
+        ("Answer C", "Answer C: No: it is shown as text"),
+    ]
     clock.advance(seconds=7.25)
     widget.option_buttons[0].click()
     assert reviews(db) == [("01-pick", Rating.AGAIN, T0 + timedelta(seconds=7.25), 7250)]
     with Store.open(db, create=False) as store:
         assert store.enrolled() == {"01": T0 + timedelta(seconds=7.25)}
-    feedback = widget.feedback.value
-    assert feedback.startswith("<b>✗ Not quite.</b> The answer is B.<ul>")
-    for why in ("Markup would run.", "It is escaped.", "Days do not matter."):
-        assert why in feedback
-    assert (
-        "✗ <b>A.</b> Yes, <code>&lt;b&gt;</code> and all <i>(your answer)</i>: Markup would run." in feedback
+    assert widget.feedback.value == (
+        "<b>✗ Not quite.</b> The answer is C.<ul>"
+        "<li>✗ <b>A.</b> Yes, <code>&lt;b&gt;</code> and all <i>(your answer)</i>: Markup would run.</li>"
+        "<li>· <b>B.</b> Only on Tuesdays: Days do not matter.</li>"
+        "<li>✓ <b>C.</b> No: it is shown as text <i>(the right answer)</i>: It is escaped.</li></ul>"
+        "<p>Text is <strong>escaped</strong>.</p>"
+        "<p><i>See: lesson 01 (Similarity and softmax), section “2. Softmax”.</i></p>"
     )
-    assert "✓ <b>B.</b> No: it is shown as text <i>(the right answer)</i>: It is escaped." in feedback
-    assert "<p><i>See: lesson 01 (Similarity and softmax), section “2. Softmax”.</i></p>" in feedback
     assert widget.notice.value == "<p>Saved: Again. It comes back in 1m.</p>"
     assert all(button.disabled for button in widget.option_buttons)
     clock.advance(seconds=30)
@@ -160,7 +182,7 @@ def test_wrong_choice_saves_again_at_check_time_with_its_duration(bank: Bank, db
 def test_right_choice_is_saved_as_good_on_next(bank: Bank, db: Path, clock: Clock) -> None:
     widget = make_quiz(bank, db, clock)
     clock.advance(seconds=3)
-    widget.option_buttons[1].click()
+    option(widget, RIGHT).click()
     assert not db.exists()  # nothing is saved until the rating is final
     assert widget.notice.value == NOT_SAVED  # and the learner is told so
     assert widget.feedback.value.startswith("<b>✓ Right.</b><ul>")
@@ -179,7 +201,7 @@ def test_right_choice_can_be_saved_as_hard_or_easy(
     bank: Bank, db: Path, clock: Clock, rating: Rating
 ) -> None:
     widget = make_quiz(bank, db, clock)
-    widget.option_buttons[1].click()
+    option(widget, RIGHT).click()
     assert widget.rating_choice is not None
     widget.rating_choice.value = rating
     widget.next_button.click()
@@ -190,7 +212,7 @@ def test_right_choice_can_be_saved_as_hard_or_easy(
 # -- numeric ---------------------------------------------------------------------------------------------
 def test_numeric_answers(bank: Bank, db: Path, clock: Clock) -> None:
     widget = make_quiz(bank, db, clock)
-    widget.option_buttons[1].click()
+    option(widget, RIGHT).click()
     widget.next_button.click()
     assert widget.number_input is not None and widget.check_button is not None
     widget.check_button.click()
@@ -289,7 +311,7 @@ def test_a_right_answer_to_the_last_question_is_saved_by_finish_and_said_so(
     bank: Bank, db: Path, clock: Clock
 ) -> None:
     widget = QuizWidget("01", bank.questions("01")[:1], store=db, clock=clock, tz=timezone.utc)
-    widget.option_buttons[1].click()
+    option(widget, RIGHT).click()
     assert widget.next_button.description == "Finish"
     assert widget.notice.value == NOT_SAVED.replace("press Next", "press Finish")
     widget.next_button.click()
@@ -299,7 +321,7 @@ def test_a_right_answer_to_the_last_question_is_saved_by_finish_and_said_so(
 
 # -- summary, practice -----------------------------------------------------------------------------------
 def answer_all(widget: QuizWidget, *, right: bool = True) -> None:
-    widget.option_buttons[1 if right else 0].click()
+    option(widget, RIGHT if right else WRONG).click()
     widget.next_button.click()
     assert widget.number_input is not None and widget.check_button is not None
     widget.number_input.value = "64" if right else "1"
@@ -312,7 +334,7 @@ def answer_all(widget: QuizWidget, *, right: bool = True) -> None:
 
 def test_summary_after_the_last_question(bank: Bank, db: Path, clock: Clock) -> None:
     widget = make_quiz(bank, db, clock)
-    widget.option_buttons[0].click()
+    option(widget, WRONG).click()
     widget.next_button.click()
     assert widget.number_input is not None and widget.check_button is not None
     widget.number_input.value = "64"
@@ -333,7 +355,7 @@ def test_already_scheduled_question_is_saved_as_practice(bank: Bank, db: Path, c
     assert len(reviews(db)) == 3
     clock.advance(minutes=2)  # all three are due in 10 minutes
     again = make_quiz(bank, db, clock)
-    again.option_buttons[1].click()
+    option(again, RIGHT).click()
     assert again.notice.value == (
         "<p>Practice: this question is already scheduled, next review in 8m (2025-03-10 09:10); "
         f"your answer is saved as practice and leaves its schedule unchanged.</p>{NOT_SAVED}"
@@ -355,7 +377,7 @@ def test_times_in_notices_are_escaped(bank: Bank, db: Path, clock: Clock) -> Non
     answer_all(make_quiz(bank, db, clock))
     clock.advance(minutes=9, seconds=30)  # all three are due in 30 s: "<1m"
     again = make_quiz(bank, db, clock)
-    again.option_buttons[1].click()
+    option(again, RIGHT).click()
     assert again.notice.value.startswith(
         "<p>Practice: this question is already scheduled, next review in &lt;1m (2025-03-10 09:10); "
     )
@@ -388,7 +410,7 @@ def test_due_question_answered_in_a_quiz_is_a_real_review(bank: Bank, db: Path, 
     answer_all(make_quiz(bank, db, clock))
     clock.advance(minutes=11)
     again = make_quiz(bank, db, clock)
-    again.option_buttons[1].click()
+    option(again, RIGHT).click()
     again.next_button.click()
     assert len(reviews(db)) == 4
     assert again.notice.value == "<p><i>Previous question: Saved: Good. It comes back in 2d.</i></p>"
@@ -426,7 +448,7 @@ def test_again_comes_back_before_the_end_of_the_review(bank: Bank, db: Path, clo
         clock.advance(seconds=5)
         forget = question.id == "01-pick" and served.count("01-pick") == 1
         if question.kind == "choice":
-            widget.option_buttons[0 if forget else 1].click()
+            option(widget, WRONG if forget else RIGHT).click()
             widget.next_button.click()
         elif question.kind == "numeric":
             assert widget.number_input is not None and widget.check_button is not None
@@ -453,7 +475,7 @@ def answer_review(widget: ReviewWidget, clock: Clock, minutes: float) -> list[st
         served.append(question.id)
         clock.advance(minutes=minutes)
         if question.kind == "choice":
-            widget.option_buttons[question.correct_option].click()
+            option(widget, RIGHT).click()
             widget.next_button.click()
         elif question.kind == "numeric":
             assert widget.number_input is not None
@@ -525,7 +547,7 @@ def test_review_answers_are_saved_from_another_thread(bank: Bank, db: Path, cloc
     assert widget.question is not None and widget.question.id == "01-pick"
 
     def click() -> None:
-        widget.option_buttons[1].click()
+        option(widget, RIGHT).click()
         widget.next_button.click()
 
     worker = threading.Thread(target=click)
@@ -544,7 +566,7 @@ def test_an_unexpected_error_while_saving_is_shown_not_swallowed(
         raise RuntimeError("disk on fire")
 
     monkeypatch.setattr(widget, "_save", broken)
-    widget.option_buttons[1].click()
+    option(widget, RIGHT).click()
     widget.next_button.click()
     assert widget.notice.value == (
         "<p><b>✗ Could not save this answer</b> (RuntimeError: disk on fire). Nothing was saved. "
@@ -568,7 +590,7 @@ def test_corrupt_database_shows_a_message_and_is_left_untouched(bank: Bank, db: 
     garbage = b"this is not a database\n" * 200
     db.write_bytes(garbage)
     widget = make_quiz(bank, db, clock)
-    widget.option_buttons[0].click()
+    option(widget, WRONG).click()
     assert widget.notice.value.startswith("<p><b>✗ Progress database problem:</b> ")
     assert "is not a readable progress database" in widget.notice.value
     assert widget.notice.value.endswith("Nothing was saved; press the button again once it is fixed.</p>")
@@ -594,7 +616,7 @@ def test_locked_database_shows_a_message_and_the_answer_can_be_retried(
         assert question is not None and question.id == "01-pick"
         other = sqlite3.connect(db, isolation_level=None)
         other.execute("BEGIN IMMEDIATE")  # another program holds the write lock
-        widget.option_buttons[0].click()
+        option(widget, WRONG).click()
         assert widget.notice.value == (
             f"<p><b>✗ Progress database problem:</b> {db} is locked by another program (waited 0.05 s); "
             "close other kernels or terminals using it and try again. "
@@ -668,7 +690,7 @@ def test_a_folder_as_the_progress_file_is_shown_in_the_widgets(
     monkeypatch.setenv("COURSE_DB", str(folder))
     message = f"COURSE_DB must name a file, e.g. {folder / 'progress.sqlite3'} ({folder} is a folder)."
     widget = QuizWidget("01", bank.questions("01"), clock=clock, tz=timezone.utc)  # showing it is fine
-    widget.option_buttons[1].click()
+    option(widget, RIGHT).click()
     assert widget.notice.value.startswith(f"<p><b>✗ Progress database problem:</b> {message}</p>")
     widget.next_button.click()
     assert widget.notice.value == (
@@ -698,7 +720,7 @@ def test_a_folder_that_cannot_be_searched_is_a_message_not_a_stuck_quiz(
 
     monkeypatch.setattr(Path, "stat", stat)  # as for a file in a folder without the x permission
     widget = make_quiz(bank, db, clock)
-    widget.option_buttons[1].click()
+    option(widget, RIGHT).click()
     assert widget.notice.value.startswith(
         f"<p><b>✗ Progress database problem:</b> {db} cannot be opened (permission denied); "
     )
@@ -718,7 +740,7 @@ def test_an_os_error_while_reading_intervals_is_shown(
         raise PermissionError(13, "Permission denied", "/home/me/locked")
 
     monkeypatch.setattr(widget, "_intervals", denied)
-    widget.option_buttons[1].click()
+    option(widget, RIGHT).click()
     assert widget.notice.value == (
         "<p><b>✗ Progress database problem:</b> /home/me/locked cannot be used (Permission denied); check "
         f"the permissions of its folder.</p>{NOT_SAVED}"

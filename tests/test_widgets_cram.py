@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import sqlite3
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -9,6 +10,7 @@ from typing import Any
 
 import pytest
 from fixed_clock import T0, Clock
+from ipywidgets import Button
 
 import course
 from course.bank import Bank, load_bank
@@ -59,7 +61,7 @@ section = "1. Start"
 
 TEXT_01 = (
     "Practice for lesson 01: 3 questions. "
-    "Answer them in JupyterLab; practice answers do not change your review schedule."
+    "Run this cell in JupyterLab to start; practice answers do not change your review schedule."
 )
 
 
@@ -72,8 +74,21 @@ def bank(tmp_path: Path) -> Bank:
     return load_bank(directory)
 
 
+RIGHT, WRONG = "That one", "This one"  # the options of 01-pick
+SEED = 1  # the first showing of 01-pick: A "That one", B "This one" (the bank's order reversed)
+
+
 def make_cram(bank: Bank, db: Path | Store, clock: Clock, *lessons: str) -> CramWidget:
-    return CramWidget(bank, lessons, store=db, clock=clock, tz=timezone.utc)
+    return CramWidget(bank, lessons, store=db, clock=clock, tz=timezone.utc, rng=random.Random(SEED))
+
+
+def option(widget: CramWidget, text: str) -> Button:
+    """The button of the option `text`, wherever this showing put it (its tooltip: "Answer B: <text>")."""
+    buttons = [
+        button for button in widget.option_buttons if button.tooltip == f"{button.description}: {text}"
+    ]
+    assert len(buttons) == 1, [button.tooltip for button in widget.option_buttons]
+    return buttons[0]
 
 
 def crams(db: Path) -> list[tuple[str, Rating, datetime, int | None]]:
@@ -93,7 +108,7 @@ def answer(widget: CramWidget, clock: Clock, *, right: bool, rating: Rating = Ra
     assert question is not None
     clock.advance(seconds=5)
     if question.kind == "choice":
-        widget.option_buttons[1 if right else 0].click()
+        option(widget, RIGHT if right else WRONG).click()
     elif question.kind == "numeric":
         assert widget.number_input is not None and widget.check_button is not None
         widget.number_input.value = "64" if right else "60"
@@ -148,7 +163,7 @@ def test_text_of_the_shipped_course(db: Path, clock: Clock) -> None:
     widget = cram("03", "02", "03", store=db, clock=clock)
     assert widget._repr_mimebundle_()["text/plain"] == (
         f"Practice for lessons 02, 03: {n} questions. "
-        "Answer them in JupyterLab; practice answers do not change your review schedule."
+        "Run this cell in JupyterLab to start; practice answers do not change your review schedule."
     )
     everything = cram(store=db, clock=clock)
     assert everything.lessons == shipped.lessons()
@@ -162,7 +177,7 @@ def test_every_lesson_in_bank_order_when_none_is_named(bank: Bank, db: Path, clo
     widget = make_cram(bank, db, clock)
     assert widget.text() == (
         "Practice for lessons 01, 02: 4 questions. "
-        "Answer them in JupyterLab; practice answers do not change your review schedule."
+        "Run this cell in JupyterLab to start; practice answers do not change your review schedule."
     )
     assert widget.title.value.startswith("<h3>Practice of lessons 01, 02</h3>")
     served = [answer(widget, clock, right=True) for _ in range(4)]
@@ -206,9 +221,26 @@ def test_lessons_are_strings_or_whole_numbers(bank: Bank, db: Path, clock: Clock
 
 
 # -- answering -------------------------------------------------------------------------------------------
+def test_options_are_shown_in_the_order_drawn_and_named_by_their_letter(
+    bank: Bank, db: Path, clock: Clock
+) -> None:
+    widget = make_cram(bank, db, clock, "01")
+    assert [button.tooltip for button in widget.option_buttons] == [
+        "Answer A: That one",
+        "Answer B: This one",
+    ]
+    widget.option_buttons[1].click()
+    assert widget.feedback.value.startswith(
+        "<b>✗ Not quite.</b> The answer is A.<ul>"
+        "<li>✓ <b>A.</b> That one <i>(the right answer)</i>: Yes.</li>"
+        "<li>✗ <b>B.</b> This one <i>(your answer)</i>: No.</li></ul>"
+    )
+    assert crams(db) == [("01-pick", Rating.AGAIN, T0, 0)]
+
+
 def test_rating_buttons_show_no_intervals(bank: Bank, db: Path, clock: Clock) -> None:
     widget = make_cram(bank, db, clock, "01")
-    widget.option_buttons[1].click()
+    option(widget, RIGHT).click()
     assert widget.rating_choice is not None
     assert [label for label, _ in widget.rating_choice.options] == ["Hard", "Good", "Easy"]
     hint = widget.rating_area.children[0].value
@@ -246,7 +278,7 @@ def test_answers_are_logged_apart_and_again_comes_back(bank: Bank, db: Path, clo
         "<b>Question 4 / 4</b>. From lesson 01, Similarity and softmax. "
         "<i>Again: you missed it earlier in this practice.</i>"
     )
-    widget.option_buttons[1].click()
+    option(widget, RIGHT).click()
     assert widget.next_button.description == "Finish"
     assert widget.notice.value == (
         "<p>✓ Right, not logged yet: choose Hard, Good or Easy if you like, then press Finish to log it as "
@@ -334,7 +366,7 @@ def test_corrupt_database_shows_a_message_and_is_left_untouched(bank: Bank, db: 
     garbage = b"this is not a database\n" * 200
     db.write_bytes(garbage)
     widget = make_cram(bank, db, clock, "01")
-    widget.option_buttons[0].click()
+    option(widget, WRONG).click()
     assert widget.notice.value.startswith("<p><b>✗ Progress database problem:</b> ")
     assert "is not a readable progress database" in widget.notice.value
     assert widget.notice.value.endswith("Nothing was saved; press the button again once it is fixed.</p>")
@@ -352,7 +384,7 @@ def test_locked_database_shows_a_message_and_the_answer_can_be_retried(
         widget = make_cram(bank, store, clock, "01")
         other = sqlite3.connect(db, isolation_level=None)
         other.execute("BEGIN IMMEDIATE")  # another program holds the write lock
-        widget.option_buttons[0].click()
+        option(widget, WRONG).click()
         assert widget.notice.value == (
             f"<p><b>✗ Progress database problem:</b> {db} is locked by another program (waited 0.05 s); "
             "close other kernels or terminals using it and try again. "

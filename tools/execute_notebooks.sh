@@ -18,3 +18,17 @@ for nb in "$@"; do
     --ExecutePreprocessor.record_timing=False \
     "$(basename "$nb")")
 done
+# A stored widget view cannot be shown again (its state is not stored): JupyterLab would say "Error displaying
+# widget: model not found", which reads like a broken install. Keep only the text form, which says to run the cell.
+python - "$@" <<'PY'
+import sys
+
+import nbformat
+
+for path in sys.argv[1:]:
+    nb = nbformat.read(path, as_version=nbformat.NO_CONVERT)
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            output.get("data", {}).pop("application/vnd.jupyter.widget-view+json", None)
+    nbformat.write(nb, path)
+PY

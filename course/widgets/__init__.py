@@ -2,7 +2,8 @@
 
 ``quiz("02")``, ``review()`` and ``cram("02", "03")`` return small objects that display as a widget in
 JupyterLab (and as a stable sentence in plain text, which is what nbval compares). They work with ipywidgets
-7.7 and 8.
+7.7 and 8. They grade and order the options of multiple-choice questions as `course.presenting` says: a new
+order each time a question is shown, drawn from the `rng` given (a `random.Random`; default a fresh one).
 """
 
 from __future__ import annotations

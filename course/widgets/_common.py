@@ -1,11 +1,13 @@
 """What the quiz and the review widgets share: the clock, the progress database, and the question panel.
 
-The panel shows one question at a time and grades it; what happens to an answer (where it is saved, which
-question comes next) is left to the subclass. An answer is saved exactly once, as soon as its rating is known:
-a wrong auto-graded answer at "Check" (it can only be Again), a right one on "Next" (Good unless the learner
-picked Hard or Easy: the log is append-only, so it waits for the final rating, and the notice says that it
-is not saved yet), a recall answer when a rating button is pressed. What happened to the last answer stays in
-view under the next question, or under the summary after the last one.
+The panel shows one question at a time and grades it by the rules of `course.presenting` (a new order of the
+options each time a question is shown; wrong = Again, right = Good unless the learner picks Hard or Easy);
+what happens to an answer (where it is saved, which question comes next) is left to the subclass. An answer
+is saved exactly once, as soon as its rating is known: a wrong auto-graded answer at "Check" (it can only be
+Again), a right one on "Next" (Good unless the learner picked Hard or Easy: the log is append-only, so it
+waits for the final rating, and the notice says that it is not saved yet), a recall answer when a rating
+button is pressed. What happened to the last answer stays in view under the next question, or under the
+summary after the last one.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import html
 import os
+import random
 from collections.abc import Callable, Iterator, Mapping
 from datetime import datetime, timedelta, timezone, tzinfo
 from pathlib import Path
@@ -22,6 +25,16 @@ import ipywidgets as widgets
 
 from course.bank import Question
 from course.lessons import lesson_title
+from course.presenting import (
+    RECALL_RATINGS,
+    Presentation,
+    Verdict,
+    final_rating,
+    grade_choice,
+    grade_number,
+    present,
+)
+from course.progress import db_path, local_tz, open_store, require_file
 from course.ratings import MEANINGS, NAMES
 from course.widgets._render import to_html
 from scheduler import Rating, Store, StoreError, format_interval
@@ -42,7 +55,6 @@ RIGHT_HINT = (
 )
 # Shown after Check on a right answer: it is saved only on Next, so that Hard or Easy can be chosen first.
 RIGHT_NOTE = "✓ Right, not saved yet: choose Hard, Good or Easy if you like, then press {button} to save it."
-LETTERS = "ABCDEF"
 
 
 def real_clock() -> datetime:
@@ -92,10 +104,6 @@ def inline_html(text: str) -> str:
     return rendered
 
 
-def number_text(value: int | float) -> str:
-    return str(value) if isinstance(value, int) else f"{value:.12g}"
-
-
 def problem_text(err: StoreError | OSError) -> str:
     """What went wrong with the progress database, in one sentence for the learner."""
     if isinstance(err, StoreError):
@@ -119,6 +127,11 @@ def unexpected_html(err: Exception) -> str:
         f"<p><b>✗ Could not save this answer</b> ({detail}). Nothing was saved. This is a bug in the course: "
         "please report it with this message.</p>"
     )
+
+
+def _heading(verdict: Verdict) -> str:
+    """The verdict's words with its mark: ``✓ Right`` or ``✗ Not quite``."""
+    return f"{'✓' if verdict.right else '✗'} {verdict.word}"
 
 
 def focus(widget: widgets.Widget | None) -> None:
@@ -149,8 +162,6 @@ class StoreSource:
     """
 
     def __init__(self, store: StoreLike) -> None:
-        from course.progress import db_path, require_file
-
         self.store: Store | None = None
         self._path: Path | None = None
         self._problem: StoreError | None = None
@@ -188,8 +199,6 @@ class StoreSource:
         """The database: the given `Store`, or the file opened (the caller closes it). Raises `StoreError`."""
         if self.store is not None:
             return self.store
-        from course.progress import open_store
-
         return open_store(self.path, create=create)
 
     @contextlib.contextmanager
@@ -209,18 +218,21 @@ class QuestionPanel:
     Subclasses implement `_intervals` (labels of the rating buttons), `_save` (record one answer and return a
     note for the learner) and `_advance` (show the next question or the end). They may replace the hints shown
     above the rating buttons (`recall_hint`, `right_hint`) and the notice after a right answer (`right_note`).
+
+    Grading and the option order follow `course.presenting`: each question shown draws a new order of its
+    options from `rng` (a `random.Random`; default a fresh one), kept while it is on screen, so displaying the
+    widget again changes nothing. `option_buttons` are in the order shown, labelled A, B, C...
     """
 
     recall_hint: str = RECALL_HINT
     right_hint: str = RIGHT_HINT
     right_note: str = RIGHT_NOTE
 
-    def __init__(self, clock: Clock | None, tz: tzinfo | None) -> None:
+    def __init__(self, clock: Clock | None, tz: tzinfo | None, rng: random.Random | None = None) -> None:
         if tz is None:
-            from course.progress import local_tz
-
             tz = local_tz()
         self._clock: Clock = clock if clock is not None else real_clock
+        self._rng = rng if rng is not None else random.Random()
         self.tz = tz
         self.title = widgets.HTML()
         self.progress = widgets.HTML()
@@ -245,6 +257,8 @@ class QuestionPanel:
         )
         # The current question and what happened to it.
         self.question: Question | None = None
+        self.presentation: Presentation | None = None  # how it is shown: the order of its options
+        self.verdict: Verdict | None = None  # a graded choice or numeric answer
         self.shown_at: datetime | None = None
         self.answered_at: datetime | None = None
         self.option_buttons: list[widgets.Button] = []
@@ -254,7 +268,6 @@ class QuestionPanel:
         self.rating_buttons: dict[Rating, widgets.Button] = {}
         self.rating_choice: widgets.ToggleButtons | None = None
         self.saved: Rating | None = None  # the rating saved for the current question, once saved
-        self._pending: Rating | None = None  # an auto-graded rating waiting to be saved
         self.results: list[tuple[str, Rating]] = []
         # What happened to the previous answer, shown under the next question.
         self._last_note: str | None = None
@@ -279,10 +292,11 @@ class QuestionPanel:
         previous, self._last_note = self._last_note, None
         self.notice.value = f"<p><i>Previous question: {html.escape(previous)}</i></p>" if previous else ""
         self.question = question
+        self.presentation = present(question, self._rng)
+        self.verdict = None
         self.shown_at = self._now()
         self.answered_at = None
         self.saved = None
-        self._pending = None
         self.option_buttons = []
         self.number_input = self.check_button = self.show_button = None
         self.rating_buttons = {}
@@ -292,15 +306,15 @@ class QuestionPanel:
         self.rating_area.children = ()
         if question.kind == "choice":
             rows = []
-            for i, option in enumerate(question.options):
+            for position, shown in enumerate(self.presentation.shown()):
                 button = widgets.Button(
-                    description=f"Answer {LETTERS[i]}",
-                    tooltip=f"Answer {LETTERS[i]}: {option.text}",
+                    description=f"Answer {shown.label}",
+                    tooltip=f"Answer {shown.label}: {shown.option.text}",
                     layout=widgets.Layout(width="auto", min_width="7em"),
                 )
-                button.on_click(lambda _b, i=i: self._on_option(i))
+                button.on_click(lambda _b, p=position: self._on_option(p))
                 self.option_buttons.append(button)
-                rows.append(widgets.HBox([button, widgets.HTMLMath(inline_html(option.text))]))
+                rows.append(widgets.HBox([button, widgets.HTMLMath(inline_html(shown.option.text))]))
             self.answer_area.children = tuple(rows)
         elif question.kind == "numeric":
             # Enter checks the answer: without continuous updates the value arrives on Enter (or when the box
@@ -331,7 +345,7 @@ class QuestionPanel:
 
     def _finish_view(self, summary: str, extra: tuple[widgets.Widget, ...] = ()) -> None:
         """Replace the question by `summary` (HTML); what happened to the last answer stays in view."""
-        self.question = None
+        self.question = self.presentation = self.verdict = None
         last, self._last_note = self._last_note, None
         self.notice.value = f"<p><i>Last question: {html.escape(last)}</i></p>" if last else ""
         self.prompt.value = summary
@@ -340,29 +354,27 @@ class QuestionPanel:
         self.rating_area.children = ()
 
     # -- answering ----------------------------------------------------------------------------------------
-    def _on_option(self, index: int) -> None:
-        question = self.question
-        if question is None or self.answered_at is not None:
+    def _on_option(self, position: int) -> None:
+        """Grade the option shown at `position` (0 = the first shown, labelled A)."""
+        if self.presentation is None or self.question is None or self.answered_at is not None:
             return
         self.answered_at = self._now()
-        right = question.is_correct(index)
+        verdict = grade_choice(self.presentation, position)
         lines = []
-        for i, option in enumerate(question.options):
-            mark = "✓" if option.correct else ("✗" if i == index else "·")
+        for shown in verdict.options:
+            mark = "✓" if shown.right else ("✗" if shown.chosen else "·")
             notes = []
-            if option.correct:
+            if shown.right:
                 notes.append("the right answer")
-            if i == index:
+            if shown.chosen:
                 notes.append("your answer")
             note = f" <i>({', '.join(notes)})</i>" if notes else ""
-            text, why = inline_html(option.text), inline_html(option.why)
-            lines.append(f"<li>{mark} <b>{LETTERS[i]}.</b> {text}{note}: {why}</li>")
-        verdict = (
-            "<b>✓ Right.</b>"
-            if right
-            else f"<b>✗ Not quite.</b> The answer is {LETTERS[question.correct_option]}."
-        )
-        self._graded(right, f"{verdict}<ul>{''.join(lines)}</ul>")
+            text, why = inline_html(shown.option.text), inline_html(shown.option.why)
+            lines.append(f"<li>{mark} <b>{shown.label}.</b> {text}{note}: {why}</li>")
+        said = f"<b>{_heading(verdict)}.</b>"
+        if not verdict.right:
+            said += f" The answer is {verdict.answer}."
+        self._graded(verdict, f"{said}<ul>{''.join(lines)}</ul>")
 
     def _on_check(self, _event: object = None) -> None:
         """Check the typed number (the Check button, or Enter in the box)."""
@@ -371,37 +383,34 @@ class QuestionPanel:
             return
         text = self.number_input.value.strip()
         try:
-            right = question.is_correct(text)
+            verdict = grade_number(question, text)
         except ValueError:
             shown = html.escape(repr(text)) if text else "Nothing typed"
             self.notice.value = f"<p>✗ {shown}: type a number, e.g. 64 or 0.125.</p>"
             return
         self.answered_at = self._now()
-        expected = number_text(question.answer)  # type: ignore[arg-type]
-        if question.tolerance:
-            expected += f" (± {number_text(question.tolerance)})"
-        if question.unit:
-            expected += f" {html.escape(question.unit)}"
-        if right:
-            verdict = f"<b>✓ Right:</b> {expected}."
+        expected = html.escape(verdict.answer)
+        if verdict.right:
+            said = f"<b>{_heading(verdict)}:</b> {expected}."
         else:
-            verdict = f"<b>✗ Not quite.</b> You answered {html.escape(text)}; the answer is {expected}."
-        self._graded(right, f"<p>{verdict}</p>")
+            said = f"<b>{_heading(verdict)}.</b> You answered {html.escape(text)}; the answer is {expected}."
+        self._graded(verdict, f"<p>{said}</p>")
 
-    def _graded(self, right: bool, verdict: str) -> None:
-        """Show the verdict and the explanation; save a wrong answer now, offer ratings for a right one."""
+    def _graded(self, verdict: Verdict, said: str) -> None:
+        """Show the verdict (`said`, HTML) and the explanation; save a wrong answer now, offer the ratings for
+        a right one (`Verdict.ratings`, its own rating preselected)."""
         question = self.question
         assert question is not None and self.answered_at is not None
+        self.verdict = verdict
         self.notice.value = ""
         self._disable_answer()
-        self.feedback.value = verdict + self._explanation(question)
-        if right:
+        self.feedback.value = said + self._explanation(question)
+        if verdict.right:
             intervals = self._safe_intervals(question, self.answered_at)
-            ratings = (Rating.HARD, Rating.GOOD, Rating.EASY)
             self.rating_choice = widgets.ToggleButtons(
-                options=[(rating_label(r, intervals), r) for r in ratings],
-                value=Rating.GOOD,
-                tooltips=[rating_tooltip(r, intervals) for r in ratings],
+                options=[(rating_label(r, intervals), r) for r in verdict.ratings],
+                value=verdict.rating,
+                tooltips=[rating_tooltip(r, intervals) for r in verdict.ratings],
                 description="Save as:",
             )
             self.rating_area.children = (
@@ -409,14 +418,12 @@ class QuestionPanel:
                 self.rating_choice,
                 self.next_button,
             )
-            self._pending = Rating.GOOD
             self._label_next()
             note = self.right_note.format(button=self.next_button.description)
             self.notice.value += f"<p>{html.escape(note)}</p>"
         else:
-            self._pending = Rating.AGAIN
             self.rating_area.children = (self.next_button,)
-            self._try_save(Rating.AGAIN)
+            self._try_save(verdict.rating)
             self._label_next()
         focus(self.next_button)
 
@@ -429,7 +436,7 @@ class QuestionPanel:
         answer = to_html(str(question.answer))
         self.feedback.value = f"<p><b>Answer:</b></p>{answer}{self._explanation(question)}"
         intervals = self._safe_intervals(question, self.answered_at)
-        for rating in Rating:
+        for rating in RECALL_RATINGS:
             button = widgets.Button(
                 description=rating_label(rating, intervals),
                 tooltip=rating_tooltip(rating, intervals),
@@ -453,8 +460,10 @@ class QuestionPanel:
         if self.question is None or self.answered_at is None:
             return
         if self.saved is None:
-            rating = self.rating_choice.value if self.rating_choice is not None else self._pending
-            if rating is None or not self._try_save(Rating(rating)):
+            if self.verdict is None:  # a recall answer is saved by its rating buttons
+                return
+            chosen = Rating(self.rating_choice.value) if self.rating_choice is not None else None
+            if not self._try_save(final_rating(self.verdict.right, chosen)):
                 return
         self._advance()
 

@@ -6,13 +6,14 @@ Practice answers are logged apart (`Store.record_cram`) and never change the rev
 from __future__ import annotations
 
 import html
+import random
 from collections.abc import Sequence
 from datetime import datetime, timedelta, tzinfo
 from typing import Any
 
 import ipywidgets as widgets
 
-from course.bank import Bank, Question
+from course.bank import Bank, Question, load_bank
 from course.lessons import lesson_id, lesson_title
 from course.ratings import MEANINGS
 from course.widgets._common import (
@@ -79,9 +80,10 @@ class CramWidget(QuestionPanel):
         store: StoreLike = None,
         clock: Clock | None = None,
         tz: tzinfo | None = None,
+        rng: random.Random | None = None,
     ) -> None:
         chosen = practice_lessons(bank, lessons)
-        super().__init__(clock, tz)
+        super().__init__(clock, tz, rng)
         self.bank = bank
         self.lessons = chosen
         self.items: list[Item] = [item for item in bank.items() if item.deck in chosen]
@@ -106,7 +108,7 @@ class CramWidget(QuestionPanel):
         where = f" for {_lessons_text(self.lessons)}" if self.lessons else ""
         return (
             f"Practice{where}: {n} question{'' if n == 1 else 's'}. "
-            "Answer them in JupyterLab; practice answers do not change your review schedule."
+            "Run this cell in JupyterLab to start; practice answers do not change your review schedule."
         )
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
@@ -152,7 +154,7 @@ class CramWidget(QuestionPanel):
         self._show(question)
 
     def _label_next(self) -> None:
-        last = self._pending != Rating.AGAIN and self._remaining() == 1
+        last = self.verdict is not None and self.verdict.right and self._remaining() == 1
         self.next_button.description = "Finish" if last else "Next"
         self.next_button.tooltip = (
             "Log it and see your results" if last else "Log it and go to the next question"
@@ -202,13 +204,17 @@ class CramWidget(QuestionPanel):
         self._store = None
 
 
-def cram(*lessons: str | int, store: StoreLike = None, clock: Clock | None = None) -> CramWidget:
+def cram(
+    *lessons: str | int,
+    store: StoreLike = None,
+    clock: Clock | None = None,
+    rng: random.Random | None = None,
+) -> CramWidget:
     """Practice of every question of `lessons` (default: every lesson with questions), for a notebook cell:
     ``cram("02", "03")``. Answers are logged apart and never change the review schedule; nothing is enrolled.
 
     `store`: a `scheduler.Store` or a path; default `course.progress.db_path()` (``$COURSE_DB`` if set).
     `clock`: a function returning the current time as an aware datetime (default: the real clock).
+    `rng`: where the order of each question's options is drawn from (default: a fresh `random.Random`).
     """
-    from course.bank import load_bank
-
-    return CramWidget(load_bank(), lessons, store=store, clock=clock)
+    return CramWidget(load_bank(), lessons, store=store, clock=clock, rng=rng)

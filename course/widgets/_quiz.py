@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import html
+import random
 from collections.abc import Sequence
 from datetime import datetime, timedelta, tzinfo
 from typing import Any
 
-from course.bank import Question
+from course.bank import Question, load_bank
 from course.lessons import lesson_id, lesson_title
 from course.widgets._common import (
     NAMES,
@@ -41,8 +42,9 @@ class QuizWidget(QuestionPanel):
         store: StoreLike = None,
         clock: Clock | None = None,
         tz: tzinfo | None = None,
+        rng: random.Random | None = None,
     ) -> None:
-        super().__init__(clock, tz)
+        super().__init__(clock, tz, rng)
         self.lesson = lesson
         self.questions = tuple(questions)
         self.source = StoreSource(store)
@@ -64,7 +66,7 @@ class QuizWidget(QuestionPanel):
         n = len(self.questions)
         return (
             f"Quiz for lesson {self.lesson}: {n} question{'' if n == 1 else 's'}. "
-            "Answer them in JupyterLab; each answer is saved to your review schedule."
+            "Run this cell in JupyterLab to start the quiz; each answer is saved to your review schedule."
         )
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
@@ -140,15 +142,20 @@ class QuizWidget(QuestionPanel):
         self._finish_view("".join(lines))
 
 
-def quiz(lesson: str | int, *, store: StoreLike = None, clock: Clock | None = None) -> QuizWidget:
+def quiz(
+    lesson: str | int,
+    *,
+    store: StoreLike = None,
+    clock: Clock | None = None,
+    rng: random.Random | None = None,
+) -> QuizWidget:
     """The quiz of `lesson` ("00".."08"; "2" and 2 mean "02"), for a notebook cell: ``quiz("02")``.
 
     `store`: a `scheduler.Store` or a path; default `course.progress.db_path()` (``$COURSE_DB`` if set).
     `clock`: a function returning the current time as an aware datetime (default: the real clock).
+    `rng`: where the order of each question's options is drawn from (default: a fresh `random.Random`).
     ValueError for an unknown lesson or one without questions yet.
     """
-    from course.bank import load_bank
-
     bank = load_bank()
     chosen = lesson_id(lesson, bank.lessons())
-    return QuizWidget(chosen, bank.questions(chosen), store=store, clock=clock)
+    return QuizWidget(chosen, bank.questions(chosen), store=store, clock=clock, rng=rng)

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import html
+import random
 from datetime import datetime, timedelta, tzinfo
 from typing import Any
 
 import ipywidgets as widgets
 
-from course.bank import Bank, Question
+from course.bank import Bank, Question, load_bank
 from course.lessons import lesson_title
 from course.progress import Outlook, outlook
 from course.widgets._common import (
@@ -36,7 +37,7 @@ __all__ = ["NO_PROGRESS", "ReviewWidget", "review"]
 
 TEXT = (
     "Review of the questions due from your enrolled lessons. "
-    "Answer them in JupyterLab; each answer updates your review schedule."
+    "Run this cell in JupyterLab to start the review; each answer updates your review schedule."
 )
 NO_PROGRESS = "No progress yet: answer a lesson's quiz first."
 
@@ -57,8 +58,9 @@ class ReviewWidget(QuestionPanel):
         clock: Clock | None = None,
         limits: Limits | None = None,
         tz: tzinfo | None = None,
+        rng: random.Random | None = None,
     ) -> None:
-        super().__init__(clock, tz)
+        super().__init__(clock, tz, rng)
         self.bank = bank
         self.items = bank.items()
         self.limits = limits if limits is not None else Limits()
@@ -190,14 +192,17 @@ class ReviewWidget(QuestionPanel):
 
 
 def review(
-    *, store: StoreLike = None, clock: Clock | None = None, limits: Limits | None = None
+    *,
+    store: StoreLike = None,
+    clock: Clock | None = None,
+    limits: Limits | None = None,
+    rng: random.Random | None = None,
 ) -> ReviewWidget:
     """The review session for a notebook cell: ``review()``.
 
     `store`: a `scheduler.Store` or a path; default `course.progress.db_path()` (``$COURSE_DB`` if set).
     `clock`: a function returning the current time as an aware datetime (default: the real clock).
     `limits`: a `scheduler.Limits` (new questions and reviews per day).
+    `rng`: where the order of each question's options is drawn from (default: a fresh `random.Random`).
     """
-    from course.bank import load_bank
-
-    return ReviewWidget(load_bank(), store=store, clock=clock, limits=limits)
+    return ReviewWidget(load_bank(), store=store, clock=clock, limits=limits, rng=rng)

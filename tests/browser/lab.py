@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -176,8 +175,3 @@ class JupyterLab:
                 if marker in environ.read_bytes().split(b"\0"):
                     pids.append(int(environ.parent.name))
         return [pid for pid in pids if pid != os.getpid()]
-
-
-def copy_notebooks(source: Path, destination: Path) -> Path:
-    shutil.copytree(source, destination, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
-    return destination

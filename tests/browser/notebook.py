@@ -32,6 +32,14 @@ _ERRORS = """() => {
   return errors;
 }"""
 
+# How many outputs the current notebook's code cells hold, from the model.
+OUTPUT_COUNT = """() => {
+  const panel = window.jupyterapp.shell.currentWidget;
+  return panel.content.widgets
+    .filter((cell) => cell.model.type === 'code')
+    .reduce((total, cell) => total + cell.model.outputs.length, 0);
+}"""
+
 # Fired, not awaited: awaiting commands.execute inside page.evaluate can hang.
 _RUN_ALL = """() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); return true; }"""
 

@@ -1,0 +1,269 @@
+"""The learner's workbook: solution regions become stubs, outputs go, and a learner's edits are never lost."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
+
+from course.cli import main
+from course.workbook import (
+    MANIFEST,
+    MarkerError,
+    WorkbookError,
+    instructor_notebooks,
+    strip_solutions,
+    workbook_notebook,
+    write_workbook,
+)
+
+BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
+RAISE = 'raise NotImplementedError("not written yet")'
+TWO_REGIONS = (
+    "def f(x):\n"
+    "    ### BEGIN SOLUTION\n"
+    "    return x + 1\n"
+    "    ### END SOLUTION\n"
+    "\n"
+    "\n"
+    "class C:\n"
+    "    def g(self):\n"
+    "        ### BEGIN SOLUTION\n"
+    "        y = 2\n"
+    "\n"
+    "        return y\n"
+    "        ### END SOLUTION\n"
+    "\n"
+    "\n"
+    "_ = check(f)"
+)
+MARKDOWN = "Write your code between the markers:\n\n    ### BEGIN SOLUTION\n    ...\n    ### END SOLUTION"
+
+
+def test_solution_regions_become_stubs_at_their_indentation() -> None:
+    assert strip_solutions(TWO_REGIONS, "01-x.ipynb") == (
+        "def f(x):\n"
+        "    # YOUR CODE HERE (a worked solution: notebooks/01-x.ipynb)\n"
+        '    raise NotImplementedError("not written yet")\n'
+        "\n"
+        "\n"
+        "class C:\n"
+        "    def g(self):\n"
+        "        # YOUR CODE HERE (a worked solution: notebooks/01-x.ipynb)\n"
+        '        raise NotImplementedError("not written yet")\n'
+        "\n"
+        "\n"
+        "_ = check(f)",
+        2,
+    )
+    assert strip_solutions("x = 1\nx", "a.ipynb") == ("x = 1\nx", 0)
+
+
+@pytest.mark.parametrize(
+    ("source", "problem"),
+    [
+        (
+            "def f():\n    ### BEGIN SOLUTION\n    return 1\n",
+            "'### BEGIN SOLUTION' on line 2 is never closed by '### END SOLUTION'",
+        ),
+        (
+            "def f():\n    return 1\n    ### END SOLUTION",
+            "'### END SOLUTION' on line 3 without a '### BEGIN SOLUTION'",
+        ),
+        (
+            "### BEGIN SOLUTION\n    ### BEGIN SOLUTION\n    a = 1\n    ### END SOLUTION\n### END SOLUTION",
+            "nested '### BEGIN SOLUTION' on line 2 (region opened on line 1)",
+        ),
+    ],
+    ids=["begin-without-end", "end-without-begin", "nested"],
+)
+def test_bad_markers_name_the_notebook_cell_and_line(tmp_path: Path, source: str, problem: str) -> None:
+    path = tmp_path / "bad.ipynb"
+    nbformat.write(new_notebook(cells=[new_markdown_cell(MARKDOWN), new_code_cell(source)]), path)
+    with pytest.raises(MarkerError) as raised:
+        workbook_notebook(path)
+    assert str(raised.value) == f"bad.ipynb, cell 1: {problem}"
+    with pytest.raises(MarkerError):  # nothing is written when one notebook is bad
+        write_workbook(tmp_path / "out", [path], say=lambda _line: None)
+    assert not (tmp_path / "out").exists()
+
+
+# -- the real notebooks --------------------------------------------------------------------------------
+
+
+def _regions(source: str) -> tuple[list[str], list[list[str]]]:
+    """The lines outside the solution regions, and the lines inside each region."""
+    outside: list[str] = []
+    regions: list[list[str]] = []
+    inside: list[str] | None = None
+    for line in source.splitlines():
+        if line.strip() == BEGIN:
+            inside = []
+        elif line.strip() == END:
+            assert inside is not None
+            regions.append(inside)
+            inside = None
+        elif inside is not None:
+            inside.append(line)
+        else:
+            outside.append(line)
+    return outside, regions
+
+
+@pytest.mark.parametrize("path", instructor_notebooks(), ids=lambda path: path.stem)
+def test_workbook_differs_only_in_outputs_and_stubbed_solutions(path: Path) -> None:
+    instructor = nbformat.read(path, as_version=4)
+    workbook = workbook_notebook(path)
+    assert workbook.metadata == instructor.metadata
+    assert len(workbook.cells) == len(instructor.cells)
+    for before, after in zip(instructor.cells, workbook.cells, strict=True):
+        assert (after.cell_type, after.id, after.metadata) == (before.cell_type, before.id, before.metadata)
+        if before.cell_type != "code":
+            assert after.source == before.source
+            continue
+        assert after.outputs == [] and after.execution_count is None  # so no Predict prompt shows its answer
+        outside, regions = _regions(before.source)
+        stub = f"# YOUR CODE HERE (a worked solution: notebooks/{path.name})"
+        kept = [line for line in after.source.splitlines() if line.strip() not in (stub, RAISE)]
+        assert kept == outside
+        assert [line.strip() for line in after.source.splitlines()].count(RAISE) == len(regions)
+        assert all(any(line.strip() for line in region) for region in regions)
+
+
+def test_every_lesson_with_exercises_has_stubs() -> None:
+    counts = {
+        path.name: sum(strip_solutions(cell.source, path.name)[1] for cell in _code_cells(path))
+        for path in instructor_notebooks()
+    }
+    assert {name for name, count in counts.items() if count == 0} == {"review.ipynb"}
+
+
+def _code_cells(path: Path) -> list[nbformat.NotebookNode]:
+    return [cell for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "code"]
+
+
+# -- never overwrite a learner's work ----------------------------------------------------------------------
+
+
+def _lesson(path: Path, body: str) -> Path:
+    cell = new_code_cell(f"def f():\n    {BEGIN}\n    return {body}\n    {END}", execution_count=1)
+    cell.outputs = [new_output("stream", name="stdout", text="✓\n")]
+    nbformat.write(new_notebook(cells=[new_markdown_cell("# Lesson"), cell]), path)
+    return path
+
+
+def _write(out: Path, *sources: Path) -> list[str]:
+    lines: list[str] = []
+    write_workbook(out, sources, say=lines.append)
+    return lines
+
+
+def _edit(path: Path) -> None:
+    nb = nbformat.read(path, as_version=4)
+    nb.cells[1].source = "def f():\n    return 1"
+    nbformat.write(nb, path)
+
+
+def test_first_run_writes_then_reports_up_to_date(tmp_path: Path) -> None:
+    source = _lesson(tmp_path / "01-x.ipynb", "1")
+    out = tmp_path / "wb"
+    assert _write(out, source) == [f"{out / '01-x.ipynb'}: written"]
+    assert _write(out, source) == [f"{out / '01-x.ipynb'}: up to date"]
+    written = nbformat.read(out / "01-x.ipynb", as_version=4)
+    assert written.cells[1].outputs == [] and RAISE in written.cells[1].source
+    assert sorted(json.loads((out / MANIFEST).read_text())["written"]) == ["01-x.ipynb"]
+
+
+def test_an_untouched_notebook_is_updated_to_the_new_version(tmp_path: Path) -> None:
+    source = _lesson(tmp_path / "01-x.ipynb", "1")
+    out = tmp_path / "wb"
+    _write(out, source)
+    nb = nbformat.read(source, as_version=4)
+    nb.cells[0].source = "# Lesson, improved"
+    nbformat.write(nb, source)
+    assert _write(out, source) == [
+        f"{out / '01-x.ipynb'}: updated to the course's new version (you had not changed it)"
+    ]
+    assert nbformat.read(out / "01-x.ipynb", as_version=4).cells[0].source == "# Lesson, improved"
+
+
+def test_an_edited_notebook_is_kept_and_the_new_version_goes_beside_it(tmp_path: Path) -> None:
+    source = _lesson(tmp_path / "01-x.ipynb", "1")
+    out = tmp_path / "wb"
+    _write(out, source)
+    _edit(out / "01-x.ipynb")
+    mine = (out / "01-x.ipynb").read_bytes()
+    assert _write(out, source) == [f"{out / '01-x.ipynb'}: kept as you left it"]  # nothing new to give
+
+    nb = nbformat.read(source, as_version=4)
+    nb.cells[0].source = "# Lesson, improved"
+    nbformat.write(nb, source)
+    assert _write(out, source) == [
+        f"{out / '01-x.ipynb'}: kept as you left it; the course's new version is beside it, in "
+        "01-x.updated.ipynb"
+    ]
+    assert (out / "01-x.ipynb").read_bytes() == mine
+    assert nbformat.read(out / "01-x.updated.ipynb", as_version=4).cells[0].source == "# Lesson, improved"
+    assert _write(out, source)[0].endswith("in 01-x.updated.ipynb")  # again: the beside copy is up to date
+
+    _edit(out / "01-x.updated.ipynb")  # the learner works in the new copy too, then the course changes again
+    nb.cells[0].source = "# Lesson, improved twice"
+    nbformat.write(nb, source)
+    theirs = (out / "01-x.updated.ipynb").read_bytes()
+    assert _write(out, source) == [
+        f"{out / '01-x.ipynb'}: kept as you left it, and so is 01-x.updated.ipynb, which you edited too; "
+        "move 01-x.updated.ipynb aside and run this again to receive the course's new version"
+    ]
+    assert (out / "01-x.ipynb").read_bytes() == mine
+    assert (out / "01-x.updated.ipynb").read_bytes() == theirs
+
+
+def test_a_notebook_found_without_a_record_is_treated_as_the_learners(tmp_path: Path) -> None:
+    source = _lesson(tmp_path / "01-x.ipynb", "1")
+    out = tmp_path / "wb"
+    out.mkdir()
+    (out / "01-x.ipynb").write_text("my own notes")
+    lines = _write(out, source)
+    assert lines == [
+        f"{out / '01-x.ipynb'}: kept as you left it; the course's new version is beside it, in "
+        "01-x.updated.ipynb"
+    ]
+    assert (out / "01-x.ipynb").read_text() == "my own notes"
+
+
+@pytest.mark.parametrize("content", ["{not json", '{"written": [1]}', '"a string"'])
+def test_a_damaged_record_stops_before_anything_is_written(tmp_path: Path, content: str) -> None:
+    source = _lesson(tmp_path / "01-x.ipynb", "1")
+    out = tmp_path / "wb"
+    out.mkdir()
+    (out / MANIFEST).write_text(content)
+    with pytest.raises(WorkbookError) as raised:
+        _write(out, source)
+    assert str(raised.value).startswith(f"{out / MANIFEST} ")
+    assert str(raised.value).endswith("every existing notebook is then kept as yours")
+    assert sorted(p.name for p in out.iterdir()) == [MANIFEST]
+
+
+def test_the_command_writes_the_course_and_says_how_to_open_it(tmp_path: Path) -> None:
+    out, err = io.StringIO(), io.StringIO()
+    target = tmp_path / "wb"
+    assert main(["workbook", str(target)], stdout=out, stderr=err) == 0
+    names = sorted(path.name for path in instructor_notebooks())
+    assert sorted(p.name for p in target.glob("*.ipynb")) == names
+    assert out.getvalue().splitlines() == [
+        *(f"{target / name}: written" for name in names),
+        f"Your workbook is in {target}. Open it with: jupyter lab {target / '00-welcome.ipynb'}",
+    ]
+    assert err.getvalue() == ""
+
+
+def test_the_command_refuses_a_file_in_the_way(tmp_path: Path) -> None:
+    (tmp_path / "wb").write_text("")
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["workbook", str(tmp_path / "wb")], stdout=out, stderr=err) == 2
+    assert err.getvalue() == f"the workbook was not written: {tmp_path / 'wb'} exists and is not a folder\n"
+    assert out.getvalue() == ""
