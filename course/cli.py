@@ -307,7 +307,10 @@ def _workbook(directory: Path, out: TextIO, err: TextIO) -> int:
         err.write(f"the workbook was not written: {problem}\n")
         return EXIT_USAGE
     welcome = directory / "00-welcome.ipynb"
-    out.write(f"Your workbook is in {directory}. Open it with: jupyter lab {welcome}\n")
+    # From the folder above the workbook (the course's, for the default), so the README is in reach too.
+    inside = directory.resolve().is_relative_to(Path.cwd().resolve())
+    command = f"jupyter lab --notebook-dir=. {welcome}" if inside else f"jupyter lab {welcome}"
+    out.write(f"Your workbook is in {directory}. Open it with: {command}\n")
     return EXIT_OK
 
 

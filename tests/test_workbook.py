@@ -9,6 +9,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
+from solution_regions import BEGIN, END, split_regions
 
 from course.cli import main
 from course.workbook import (
@@ -21,7 +22,6 @@ from course.workbook import (
     write_workbook,
 )
 
-BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 RAISE = 'raise NotImplementedError("not written yet")'
 TWO_REGIONS = (
     "def f(x):\n"
@@ -95,25 +95,6 @@ def test_bad_markers_name_the_notebook_cell_and_line(tmp_path: Path, source: str
 # -- the real notebooks --------------------------------------------------------------------------------
 
 
-def _regions(source: str) -> tuple[list[str], list[list[str]]]:
-    """The lines outside the solution regions, and the lines inside each region."""
-    outside: list[str] = []
-    regions: list[list[str]] = []
-    inside: list[str] | None = None
-    for line in source.splitlines():
-        if line.strip() == BEGIN:
-            inside = []
-        elif line.strip() == END:
-            assert inside is not None
-            regions.append(inside)
-            inside = None
-        elif inside is not None:
-            inside.append(line)
-        else:
-            outside.append(line)
-    return outside, regions
-
-
 @pytest.mark.parametrize("path", instructor_notebooks(), ids=lambda path: path.stem)
 def test_workbook_differs_only_in_outputs_and_stubbed_solutions(path: Path) -> None:
     instructor = nbformat.read(path, as_version=4)
@@ -126,7 +107,7 @@ def test_workbook_differs_only_in_outputs_and_stubbed_solutions(path: Path) -> N
             assert after.source == before.source
             continue
         assert after.outputs == [] and after.execution_count is None  # so no Predict prompt shows its answer
-        outside, regions = _regions(before.source)
+        outside, regions = split_regions(before.source)
         stub = f"# YOUR CODE HERE (a worked solution: notebooks/{path.name})"
         kept = [line for line in after.source.splitlines() if line.strip() not in (stub, RAISE)]
         assert kept == outside
@@ -259,6 +240,17 @@ def test_the_command_writes_the_course_and_says_how_to_open_it(tmp_path: Path) -
         f"Your workbook is in {target}. Open it with: jupyter lab {target / '00-welcome.ipynb'}",
     ]
     assert err.getvalue() == ""
+
+
+def test_the_command_names_the_folder_to_open_jupyterlab_at(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    out = io.StringIO()
+    assert main(["workbook"], stdout=out, stderr=io.StringIO()) == 0
+    assert out.getvalue().splitlines()[-1] == (
+        "Your workbook is in workbook. Open it with: jupyter lab --notebook-dir=. workbook/00-welcome.ipynb"
+    )
 
 
 def test_the_command_refuses_a_file_in_the_way(tmp_path: Path) -> None:

@@ -8,27 +8,12 @@ from pathlib import Path
 import nbformat
 import pytest
 from nbclient import NotebookClient
+from solution_regions import split_regions
 
-from course.workbook import BEGIN, END, STUB, instructor_notebooks, write_workbook
+from course.workbook import STUB, instructor_notebooks, write_workbook
 
 NOTEBOOKS = instructor_notebooks()
 NOT_WRITTEN = "not written yet. Replace the `raise NotImplementedError` line with your code"
-
-
-def _regions(source: str) -> list[list[str]]:
-    """The lines of each solution region of an instructor cell, markers excluded."""
-    regions: list[list[str]] = []
-    inside: list[str] | None = None
-    for line in source.splitlines():
-        if line.strip() == BEGIN:
-            inside = []
-        elif line.strip() == END:
-            assert inside is not None
-            regions.append(inside)
-            inside = None
-        elif inside is not None:
-            inside.append(line)
-    return regions
 
 
 def _paste_solutions(workbook: nbformat.NotebookNode, instructor: nbformat.NotebookNode) -> list[int]:
@@ -36,7 +21,7 @@ def _paste_solutions(workbook: nbformat.NotebookNode, instructor: nbformat.Noteb
     the exercise cells."""
     exercises = []
     for index, (cell, reference) in enumerate(zip(workbook.cells, instructor.cells, strict=True)):
-        regions = _regions(reference.source) if cell.cell_type == "code" else []
+        regions = split_regions(reference.source)[1] if cell.cell_type == "code" else []
         if not regions:
             continue
         exercises.append(index)
@@ -80,7 +65,8 @@ def workbook(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda path: path.stem)
 def test_unsolved_workbook_runs_and_says_not_written_yet(workbook: Path, path: Path) -> None:
     instructor = nbformat.read(path, as_version=4)
-    exercises = [i for i, cell in enumerate(instructor.cells) if _regions(cell.source)]
+    code = [(i, cell) for i, cell in enumerate(instructor.cells) if cell.cell_type == "code"]
+    exercises = [i for i, cell in code if split_regions(cell.source)[1]]
     texts = _run(nbformat.read(workbook / path.name, as_version=4), workbook)
     for index in exercises:
         assert NOT_WRITTEN in texts[index], f"cell {index} printed {texts[index]!r}"
