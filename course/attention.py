@@ -53,12 +53,17 @@ def softmax(x: ArrayLike, axis: int = -1, *, temperature: float = 1.0) -> Array:
     (the factor ``exp(-max)`` cancels) but keeps every exponent ≤ 0, so ``exp`` cannot overflow.
     ``temperature`` divides the scores first: below 1 sharpens the distribution, above 1 flattens it.
     A slice with no finite score (every position masked with ``-inf``) gives all zeros instead of NaN.
+    An empty ``axis`` (a query with no keys) gives an empty result of the same shape, as in ``torch.softmax``.
     """
-    if temperature <= 0:
+    if not temperature > 0:  # also refuses NaN
         raise ValueError(f"temperature must be positive, got {temperature}")
     x = np.asarray(x)
+    if not -x.ndim <= axis < x.ndim:
+        raise np.exceptions.AxisError(axis, x.ndim)
     if temperature != 1.0:
         x = x / temperature
+    if x.shape[axis] == 0:  # no scores to normalise; np.max would refuse the empty axis
+        return np.exp(x)  # empty, with the floating dtype the general case gives
     m = np.max(x, axis=axis, keepdims=True)  # same shape as x, size 1 along axis
     m = np.where(np.isfinite(m), m, 0.0)  # an all -inf slice: subtract nothing, exp gives zeros
     e = np.exp(x - m)
@@ -102,12 +107,14 @@ def scaled_dot_product_attention(
 
     ``mask`` broadcasts to (..., T_q, T_k). Boolean: True where the query may attend to the key; the other
     scores become ``-inf`` before the softmax. Floating: added to the scores (an additive mask, as in torch).
-    A query that may attend to no key gets zero weights and a zero output.
+    A query that may attend to no key gets zero weights and a zero output, and so does every query when there
+    are no keys at all (T_k = 0), as in torch's ``scaled_dot_product_attention``. With d_k = 0 every score is
+    0, so each query gets the plain mean of the values, as in torch.
     """
     q, k, v = np.asarray(q), np.asarray(k), np.asarray(v)
     d_k = q.shape[-1]
     if scale is None:
-        scale = 1.0 / math.sqrt(d_k)
+        scale = 1.0 / math.sqrt(d_k) if d_k else 1.0  # d_k = 0: the scores are empty sums, 0 at any scale
     scores = (q @ np.swapaxes(k, -1, -2)) * scale  # (..., T_q, T_k)
     if mask is not None:
         mask = np.asarray(mask)
@@ -144,6 +151,13 @@ def self_attention(
 # Multi-head attention
 
 
+def _check_heads(d_model: int, n_heads: int) -> None:
+    if isinstance(n_heads, bool) or not isinstance(n_heads, (int, np.integer)) or n_heads < 1:
+        raise ValueError(f"n_heads must be a positive integer, got {n_heads!r}")
+    if d_model % n_heads:
+        raise ValueError(f"d_model = {d_model} is not divisible by n_heads = {n_heads}")
+
+
 def split_heads(x: ArrayLike, n_heads: int) -> Array:
     """Cut the feature axis into ``n_heads`` equal slices and move the head axis before the sequence axis.
 
@@ -152,8 +166,7 @@ def split_heads(x: ArrayLike, n_heads: int) -> Array:
     """
     x = np.asarray(x)
     *lead, t, d_model = x.shape
-    if d_model % n_heads:
-        raise ValueError(f"d_model = {d_model} is not divisible by n_heads = {n_heads}")
+    _check_heads(d_model, n_heads)
     x = x.reshape(*lead, t, n_heads, d_model // n_heads)  # (..., T, h, d_head)
     return np.swapaxes(x, -3, -2)  # (..., h, T, d_head)
 
@@ -231,8 +244,7 @@ def mha_param_count(d_model: int, n_heads: int, bias: bool = True) -> int:
     It does not depend on ``n_heads``: the heads share out the width instead of adding to it. It equals the
     sum of ``p.numel()`` over ``nn.MultiheadAttention(d_model, n_heads, bias=bias).parameters()``.
     """
-    if d_model % n_heads:
-        raise ValueError(f"d_model = {d_model} is not divisible by n_heads = {n_heads}")
+    _check_heads(d_model, n_heads)
     return 4 * d_model * d_model + (4 * d_model if bias else 0)
 
 
@@ -244,8 +256,7 @@ def mha_flop_count(t_q: int, t_k: int, d_model: int, n_heads: int) -> int:
     values: 2·T_q·T_k·d_head each, for each of the h heads, i.e. 2·T_q·T_k·d each. Like the parameter count,
     the total does not depend on ``n_heads``.
     """
-    if d_model % n_heads:
-        raise ValueError(f"d_model = {d_model} is not divisible by n_heads = {n_heads}")
+    _check_heads(d_model, n_heads)
     d_head = d_model // n_heads
     projections = 2 * t_q * d_model * d_model + 4 * t_k * d_model * d_model + 2 * t_q * d_model * d_model
     attention = n_heads * (2 * t_q * t_k * d_head + 2 * t_q * t_k * d_head)

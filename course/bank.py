@@ -132,14 +132,30 @@ class Question:
 
     def parse_number(self, text: str) -> float:
         """The number a learner typed: a number, optionally followed by this question's unit ("4", "4h" and
-        "4 h" all give 4.0 when the unit is "h"). ValueError ``not a number: '4x'`` for anything else."""
+        "4 h" all give 4.0 when the unit is "h"). A number is a decimal, in scientific notation or not
+        ("0.001", "1e-3", "2.5E3"), or a simple fraction of two ("3/4", "-1/2"). ValueError ``not a number:
+        '4x'`` for anything else, a zero denominator included."""
         number = text.strip()
         if self.unit and number.endswith(self.unit):
             number = number[: -len(self.unit)].rstrip()
-        try:
-            return float(number.replace("\N{MINUS SIGN}", "-"))
-        except ValueError:
-            raise ValueError(f"not a number: {text!r}") from None
+        value = _typed_number(number.replace("\N{MINUS SIGN}", "-"))
+        if value is None:
+            raise ValueError(f"not a number: {text!r}")
+        return value
+
+
+def _typed_number(text: str) -> float | None:
+    """`text` as a decimal or as a fraction of two finite decimals with a nonzero denominator; else None."""
+    numerator, slash, denominator = text.partition("/")
+    try:
+        if not slash:
+            return float(text)
+        top, bottom = float(numerator), float(denominator)
+    except ValueError:
+        return None
+    if bottom == 0 or not (math.isfinite(top) and math.isfinite(bottom)):
+        return None
+    return top / bottom
 
 
 def _to_number(response: object) -> float:
@@ -295,12 +311,42 @@ def _type_name(value: object) -> str:
     return type(value).__name__
 
 
-_CODE = re.compile(r"^```.*?^```[ \t]*$|`[^`\n]+`", re.MULTILINE | re.DOTALL)
+_FENCE_CLOSE = re.compile(r"^```[ \t]*$", re.MULTILINE)  # a line that is only a fence closes a block
+_INLINE_CODE = re.compile(r"`[^`\n]+`")
+
+
+def _without_code(text: str) -> str:
+    """`text` without its code: fenced blocks (from a line that starts with ```, up to the next line that is
+    only ```) and inline spans (`...` within a line); left to right, a block before a span at one position.
+
+    One pass, linear in the length of `text`: the closing lines are found once, in order, and every scan
+    for an inline span stops at the next backtick or line end.
+    """
+    closers = [(m.start(), m.end()) for m in _FENCE_CLOSE.finditer(text)]
+    kept: list[str] = []
+    position = closer = 0
+    while (tick := text.find("`", position)) >= 0:
+        kept.append(text[position:tick])
+        if text.startswith("```", tick) and (tick == 0 or text[tick - 1] == "\n"):
+            while closer < len(closers) and closers[closer][0] < tick + 3:
+                closer += 1  # a closing line must start after the opening fence
+            if closer < len(closers):
+                position = closers[closer][1]
+                closer += 1
+                continue
+        span = _INLINE_CODE.match(text, tick)
+        if span is not None:
+            position = span.end()
+        else:
+            kept.append("`")
+            position = tick + 1
+    kept.append(text[position:])
+    return "".join(kept)
 
 
 def _unbalanced_math(text: str) -> bool:
     """An odd number of math delimiters ``$``, not counting ``\\$`` nor those in code (as in the renderer)."""
-    return _CODE.sub("", text).replace("\\$", "").count("$") % 2 == 1
+    return _without_code(text).replace("\\$", "").count("$") % 2 == 1
 
 
 def _load_file(

@@ -4,9 +4,12 @@ Each ``check_*`` function runs the learner's function on a list of cases (simple
 cases: a length-1 sequence, d_k = 1, batch axes, a fully masked row, scores large enough to overflow a naive
 softmax), compares with the reference in :mod:`course.attention`, stops at the first problem, prints one
 sentence and returns a :class:`CheckResult`. The sentence names the case and then the first problem found, in
-this order: an exception, a missing or non-array result, a wrong shape (or dtype, for masks), NaN or inf, a
-masked position that leaked, attention weights that do not sum to 1, a wrong value (first wrong index, both
-values, and the typical mistake it matches when it matches one). Numbers are printed to 6 significant digits.
+this order: an exception, an input array changed in place, a missing or non-array result, (weights, output)
+in the wrong order, a wrong shape (or dtype, for masks), NaN or inf, a masked position that leaked, attention
+weights that do not sum to 1, a wrong value (first wrong index, both values). It then names the typical
+mistake the result matches, when it matches one (scales that coincide for a case are named together), or
+else says that the values are right in the wrong shape, or that a float16 or integer dtype lost precision.
+Numbers are printed to 6 significant digits. A torch tensor is taken as its values, detached from autograd.
 
 Attention exercises may return the output alone or ``(output, weights)``; weights, when given, are checked
 too. A function that raises NotImplementedError (the workbook's stub) is reported as not written yet, in a
@@ -16,6 +19,7 @@ True or False: its sentence says what the function returned and what was expecte
 
 from __future__ import annotations
 
+import inspect
 import math
 import warnings
 from collections.abc import Callable, Sequence
@@ -84,7 +88,8 @@ class _Case:
     ``allowed`` (True = may attend, broadcast to the weights' shape) for masked ones, with ``v_arg`` the
     position of the values among ``args`` (to detect leaks by changing a masked key's value). ``mistakes``
     pairs what a typical wrong solution would return with the words that explain it; ``nonfinite_hint`` is
-    added when the output has NaN or inf, ``error_hint`` when the function raises an exception.
+    added when the output has NaN or inf, ``error_hint`` when the function raises an exception whose sentence
+    contains one of ``error_when`` (any exception when it is empty).
     For boolean masks, ``mask_words(index, expected, where)`` describes a wrong entry.
     """
 
@@ -97,6 +102,7 @@ class _Case:
     mistakes: tuple[tuple[NDArray[Any], str], ...] = field(default=())
     nonfinite_hint: str = ""
     error_hint: str = ""
+    error_when: tuple[str, ...] = ()
     mask_words: Callable[[tuple[int, ...], bool, str], str] | None = None
 
 
@@ -159,27 +165,79 @@ def _copy(args: tuple[Any, ...]) -> tuple[Any, ...]:
 
 
 def _call(fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
-    """Call the learner's function on copies of ``args``, with numpy's warnings silenced (NaN is reported)."""
+    """Call the learner's function on copies of ``args``, with numpy's warnings silenced (NaN is reported),
+    and make sure it left those copies as they were."""
+    copies = _copy(args)
     try:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore", RuntimeWarning)
-            return fn(*_copy(args))
+            result = fn(*copies)
     except NotImplementedError:
         raise _NotWritten from None
     except Exception as e:  # the learner's bug, reported as a sentence, never a traceback
-        message = _first_line(str(e)).rstrip(".")  # the sentence adds its own full stop
+        raise _Problem(_raised(e)) from None
+    _check_unchanged(fn, args, copies)
+    return result
+
+
+def _raised(error: Exception) -> str:
+    """'your function raised TypeError: its first line', or only its type when ``str(error)`` fails too."""
+    try:
+        message = _first_line(str(error)).rstrip(".")  # the sentence adds its own full stop
+    except Exception:
+        message = ""
+    return f"your function raised {type(error).__name__}" + (f": {message}" if message else "")
+
+
+def _check_unchanged(fn: Callable[..., Any], args: tuple[Any, ...], copies: tuple[Any, ...]) -> None:
+    """Raise :class:`_Problem` when ``fn`` changed an array it was given (``copies``, made of ``args``)."""
+    for position, (original, given) in enumerate(zip(args, copies, strict=True)):
+        if not isinstance(original, np.ndarray):
+            continue
+        same = given.shape == original.shape and given.dtype == original.dtype
+        if same and np.array_equal(given, original, equal_nan=original.dtype.kind in "fc"):
+            continue
+        name = _parameter(fn, position)
+        raise _Problem(f"your function changed its input {name} in place; compute a new array instead")
+
+
+def _parameter(fn: Callable[..., Any], position: int) -> str:
+    """The name of ``fn``'s positional parameter at ``position``, in backticks, or 'number N' (from 1)."""
+    try:
+        parameters = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):  # a builtin or another callable without a signature
+        parameters = []
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    names = [parameter.name for parameter in parameters if parameter.kind in kinds]
+    return f"`{names[position]}`" if position < len(names) else f"number {position + 1}"
+
+
+def _from_torch(value: Any, what: str) -> Any:
+    """A torch tensor as a numpy array, detached from autograd and moved to the CPU (torch is not imported:
+    a learner who returns a tensor has imported it); anything else as it is."""
+    if not type(value).__module__.startswith("torch") or not hasattr(value, "detach"):
+        return value
+    if str(getattr(value, "dtype", "")) == "torch.bfloat16":
         raise _Problem(
-            f"your function raised {type(e).__name__}" + (f": {message}" if message else "")
-        ) from None
+            f"{what} is a bfloat16 tensor, which keeps only about 3 significant digits; compute in float64 "
+            "(or float32)"
+        )
+    try:
+        return value.detach().cpu().resolve_conj().resolve_neg().numpy()
+    except Exception:
+        return value
 
 
 def _as_array(value: Any, what: str) -> NDArray[Any]:
     if value is None:
         raise _Problem(f"your function returned None instead of {what} (is a return statement missing?)")
+    value = _from_torch(value, what)
     try:
         array = np.asarray(value)
     except Exception:
         raise _Problem(f"expected {what} as an array, got {type(value).__name__}") from None
+    if np.issubdtype(array.dtype, np.complexfloating):
+        raise _Problem(f"expected {what} as real numbers, got complex numbers (dtype {array.dtype})")
     if not (np.issubdtype(array.dtype, np.number) or array.dtype == np.bool_):
         raise _Problem(f"expected {what} as an array of numbers, got {type(value).__name__}")
     return array
@@ -193,6 +251,18 @@ def _split_result(result: Any, case: _Case) -> tuple[NDArray[Any], NDArray[Any] 
             raise _Problem(f"your function returned a {kind} of {len(result)} items; expected {wanted}")
         return _as_array(result[0], "the output"), _as_array(result[1], "the weights")
     return _as_array(result, "the output"), None
+
+
+def _check_order(out: NDArray[Any], weights: NDArray[Any] | None, case: _Case) -> None:
+    """Raise :class:`_Problem` when the function returned ``(weights, output)`` instead of the other way."""
+    if weights is None or case.weights is None:
+        return
+    if out.shape != case.weights.shape or weights.shape != case.output.shape:
+        return
+    if out.shape != case.output.shape or (
+        _equal(out, case.weights) and _equal(weights, case.output) and not _equal(out, case.output)
+    ):
+        raise _Problem("your function returned (weights, output); return (output, weights), the output first")
 
 
 def _check_shapes(out: NDArray[Any], weights: NDArray[Any] | None, case: _Case) -> None:
@@ -298,28 +368,77 @@ def _check_mask_values(got: NDArray[Any], case: _Case) -> None:
         raise _Problem(case.mask_words(index, bool(case.output[index]), _idx("mask", index)))  # type: ignore[misc]
 
 
+def _equal(a: NDArray[Any], b: NDArray[Any]) -> bool:
+    """Same shape and the same values (booleans exactly, numbers up to the checkers' tolerance)."""
+    if a.shape != b.shape:
+        return False
+    if a.dtype == np.bool_ or b.dtype == np.bool_:
+        return bool(np.array_equal(a, b))
+    return bool(np.allclose(a, b, rtol=RTOL, atol=ATOL))
+
+
 def _known_mistake(output: NDArray[Any], case: _Case) -> str | None:
-    """The explanation of the first typical mistake whose result equals ``output``, if any."""
+    """The explanation of the first typical mistake whose result equals ``output``, if any. A mistake that
+    gives the right output on this case (no scaling when d_k = 1, say) explains nothing and is skipped."""
     for alternative, explanation in case.mistakes:
-        if alternative.shape != output.shape:
-            continue
-        if output.dtype == np.bool_ or alternative.dtype == np.bool_:
-            if np.array_equal(output, alternative):
-                return explanation
-        elif np.allclose(output, alternative, rtol=RTOL, atol=ATOL):
+        if _equal(output, alternative) and not _equal(alternative, case.output):
             return explanation
     return None
 
 
+def _shape_hint(output: NDArray[Any], case: _Case) -> str | None:
+    """Words for the right values in the wrong shape, if ``output`` holds them."""
+    if output.shape == case.output.shape or output.size != case.output.size:
+        return None
+    if not _equal(output.reshape(case.output.shape), case.output):
+        return None
+    if np.squeeze(output).shape == np.squeeze(case.output).shape:
+        extra = output.ndim > case.output.ndim
+        return f"the values are right, with {'an extra' if extra else 'a missing'} axis of length 1"
+    return "the values are right, in the wrong shape"
+
+
+def _dtype_hint(arrays: Sequence[tuple[NDArray[Any] | None, str]], case: _Case) -> str | None:
+    """Words for a result whose dtype cannot hold the expected values: float16, integers or booleans."""
+    if case.output.dtype == np.bool_:
+        return None
+    for array, name in arrays:
+        if array is None:
+            continue
+        if array.dtype == np.float16:
+            return (
+                f"the {name} has dtype float16, which keeps only about 3 significant digits; compute in "
+                "float64 (or float32)"
+            )
+        if array.dtype.kind in "iub":
+            return (
+                f"the {name} has dtype {array.dtype}, which cannot hold fractions; compute with floats "
+                "(np.zeros(n) rather than np.zeros(n, dtype=int), for example)"
+            )
+    return None
+
+
+def _explain(out: NDArray[Any], weights: NDArray[Any] | None, case: _Case) -> str | None:
+    """The words added after a problem: the typical mistake, the right values misshaped, or a poor dtype."""
+    known = _known_mistake(out, case) or _shape_hint(out, case)
+    return known or _dtype_hint(((out, "output"), (weights, "weights")), case)
+
+
+def _call_case(fn: Callable[..., Any], case: _Case) -> Any:
+    """Call ``fn`` on the case's arguments; an exception's sentence gets the case's hint when it applies."""
+    try:
+        return _call(fn, case.args)
+    except _Problem as problem:
+        sentence = str(problem)
+        if not case.error_hint or (case.error_when and not any(w in sentence for w in case.error_when)):
+            raise
+        raise _Problem(f"{sentence} ({case.error_hint})") from None
+
+
 def _check_case(fn: Callable[..., Any], case: _Case) -> None:
     """Raise :class:`_Problem` describing the first thing wrong with ``fn`` on ``case``."""
-    try:
-        result = _call(fn, case.args)
-    except _Problem as problem:
-        if not case.error_hint:
-            raise
-        raise _Problem(f"{problem} ({case.error_hint})") from None
-    out, weights = _split_result(result, case)
+    out, weights = _split_result(_call_case(fn, case), case)
+    _check_order(out, weights, case)  # says what to do; no typical mistake to add
     try:
         _check_shapes(out, weights, case)
         if case.output.dtype == np.bool_:
@@ -334,7 +453,7 @@ def _check_case(fn: Callable[..., Any], case: _Case) -> None:
             _check_values(weights, case.weights, "weights", case)  # type: ignore[arg-type]
         _check_values(out, case.output, "output", case)
     except _Problem as problem:
-        explanation = _known_mistake(out, case)
+        explanation = _explain(out, weights, case)
         if explanation is None:
             raise
         raise _Problem(f"{problem}; {explanation}") from None
@@ -420,6 +539,10 @@ def check_weighted_average(fn: Callable[[NDArray[Any], NDArray[Any]], Any]) -> C
 # Softmax
 
 _STABLE_HINT = "did exp overflow or underflow? subtract each row's own maximum before exp"
+_KEEPDIMS_HINT = (
+    "x has several rows here: take each row's maximum and sum with axis=-1, keepdims=True, so that they "
+    "broadcast against x"
+)
 
 
 def check_softmax(fn: Callable[[NDArray[Any]], Any]) -> CheckResult:
@@ -439,7 +562,15 @@ def check_softmax(fn: Callable[[NDArray[Any]], Any]) -> CheckResult:
             mistakes.append(
                 (whole, "it is normalised over the whole array; normalise each row (the last axis)")
             )
-        return _Case(name, (x,), softmax(x), mistakes=tuple(mistakes), nonfinite_hint=hint)
+        return _Case(
+            name,
+            (x,),
+            softmax(x),
+            mistakes=tuple(mistakes),
+            nonfinite_hint=hint,
+            error_hint="" if x.ndim == 1 else _KEEPDIMS_HINT,
+            error_when=("broadcast",),
+        )
 
     return _run(
         "softmax",
@@ -470,7 +601,15 @@ def check_softmax_temperature(fn: Callable[[NDArray[Any], float], Any]) -> Check
             (softmax(x), "it is the softmax of x itself; divide the scores by the temperature first"),
             (softmax(x * tau), "the scores were multiplied by the temperature; divide them by it"),
         )
-        return _Case(name, (x, tau), softmax(x / tau), mistakes=mistakes, nonfinite_hint=hint)
+        return _Case(
+            name,
+            (x, tau),
+            softmax(x / tau),
+            mistakes=mistakes,
+            nonfinite_hint=hint,
+            error_hint="" if x.ndim == 1 else _KEEPDIMS_HINT,
+            error_when=("broadcast",),
+        )
 
     return _run(
         "softmax with temperature",
@@ -521,22 +660,55 @@ def check_contextualize(fn: Callable[[NDArray[Any], NDArray[Any]], Any]) -> Chec
 # ----------------------------------------------------------------------------------------------------
 # Scaled dot-product attention
 
+_MATMUL_ERRORS = ("matmul", "cannot be multiplied", "mismatch")  # numpy's and torch's shape errors
+_TRANSPOSE_HINT = (
+    "the scores are q @ kᵀ: swap the last two axes of k with np.swapaxes(k, -1, -2); k.T reverses every "
+    "axis, batch axes too"
+)
+
+
+def _scale_mistakes(
+    attend: Callable[[float], NDArray[Any]], right: float, wrong: Sequence[tuple[float, str]], fix: str
+) -> list[tuple[NDArray[Any], str]]:
+    """Attention at each wrong scale, with the words for it (``wrong``: scale, 'scaling by 1/d_k'), then
+    ``fix``. Scales equal to the right one for these shapes are left out; scales equal to each other share
+    one explanation that names them all, so that no learner is told the wrong one."""
+    groups: list[tuple[float, list[str]]] = []
+    for scale, words in wrong:
+        if math.isclose(scale, right):
+            continue
+        for known, names in groups:
+            if math.isclose(known, scale):
+                names.append(words)
+                break
+        else:
+            groups.append((scale, [words]))
+    return [
+        (attend(scale), f"it matches {' or '.join(names)}{' (the same here)' if len(names) > 1 else ''}{fix}")
+        for scale, names in groups
+    ]
+
 
 def _attention_mistakes(
-    q: NDArray[Any], k: NDArray[Any], v: NDArray[Any], mask: NDArray[Any] | None = None
+    q: NDArray[Any],
+    k: NDArray[Any],
+    v: NDArray[Any],
+    mask: NDArray[Any] | None = None,
+    more_scales: Sequence[tuple[float, str]] = (),
 ) -> tuple[tuple[NDArray[Any], str], ...]:
-    """What typical wrong attention functions return on these inputs, with the words for each mistake."""
+    """What typical wrong attention functions return on these inputs, with the words for each mistake;
+    ``more_scales`` adds wrong scales to the usual two (none, 1/d_k)."""
     d_k = q.shape[-1]
-    mistakes = [
-        (
-            scaled_dot_product_attention(q, k, v, mask, scale=1.0)[0],
-            "it matches attention without the 1/√d_k scaling",
-        ),
-        (
-            scaled_dot_product_attention(q, k, v, mask, scale=1 / d_k)[0],
-            "it matches scaling by 1/d_k instead of 1/√d_k",
-        ),
-    ]
+    weights = scaled_dot_product_attention(q, k, v, mask)[1]
+    mistakes = _scale_mistakes(
+        lambda scale: scaled_dot_product_attention(q, k, v, mask, scale=scale)[0],
+        1 / math.sqrt(d_k),
+        [(1.0, "attention without scaling"), (1 / d_k, "scaling by 1/d_k"), *more_scales],
+        "; scale the scores by 1/√d_k",
+    )
+    mistakes.append(
+        (weights, "these are the attention weights; return the output, weights @ v, or (output, weights)")
+    )
     scores = q @ np.swapaxes(k, -1, -2) / math.sqrt(d_k)  # (..., T_q, T_k)
     if mask is None and scores.shape[-1] == scores.shape[-2]:
         wrong_axis = softmax(scores, axis=-2) @ v
@@ -552,6 +724,20 @@ def _attention_mistakes(
         mistakes.append(
             (after, "it matches masking after the softmax; set masked scores to -inf before the softmax")
         )
+        mistakes.append(
+            (
+                scaled_dot_product_attention(q, k, v)[0],
+                "it matches attention without the mask; set the scores of masked keys to -inf before the "
+                "softmax",
+            )
+        )
+        mistakes.append(
+            (
+                softmax(scores * mask) @ v,
+                "it matches multiplying the scores by the mask, which gives a masked key the score 0, not "
+                "-inf; use np.where(mask, scores, -np.inf)",
+            )
+        )
     return tuple(mistakes)
 
 
@@ -566,7 +752,18 @@ def _attention_case(
     out, weights = scaled_dot_product_attention(q, k, v, mask)
     allowed = None if mask is None else np.broadcast_to(mask, weights.shape)
     args = (q, k, v) if mask is None else (q, k, v, mask)
-    return _Case(name, args, out, weights, allowed, 2, _attention_mistakes(q, k, v, mask), hint)
+    return _Case(
+        name,
+        args,
+        out,
+        weights,
+        allowed,
+        2,
+        _attention_mistakes(q, k, v, mask),
+        hint,
+        error_hint=_TRANSPOSE_HINT,
+        error_when=_MATMUL_ERRORS,
+    )
 
 
 def check_attend_one(fn: Callable[[NDArray[Any], NDArray[Any], NDArray[Any]], Any]) -> CheckResult:
@@ -579,8 +776,12 @@ def check_attend_one(fn: Callable[[NDArray[Any], NDArray[Any], NDArray[Any]], An
         scores = k @ q  # (T_k,): the unscaled dot products q·k_j
         weights = softmax(scores / math.sqrt(d_k))  # (T_k,)
         mistakes = (
-            (softmax(scores) @ v, "it matches attention without the 1/√d_k scaling"),
-            (softmax(scores / d_k) @ v, "it matches dividing the scores by d_k instead of √d_k"),
+            *_scale_mistakes(
+                lambda scale: softmax(scores * scale) @ v,
+                1 / math.sqrt(d_k),
+                [(1.0, "attention without scaling"), (1 / d_k, "scaling by 1/d_k")],
+                "; scale the scores by 1/√d_k",
+            ),
             (
                 weights,
                 "these are the weights over the keys; return the values averaged with them, the sum of "
@@ -670,6 +871,15 @@ def check_masked_attention(fn: Callable[..., Any]) -> CheckResult:
     )
 
 
+_LAYOUT_HINT = (
+    "each W is d_model × d: multiply on the right, x @ w_q; nn.Linear stores the transpose, d × d_model"
+)
+_TRANSPOSED_WORDS = (
+    "it matches multiplying by the transposed matrices, x @ W.T (nn.Linear's layout); multiply on the right, "
+    "x @ W"
+)
+
+
 def check_self_attention(fn: Callable[..., Any]) -> CheckResult:
     """Check ``fn(x, w_q, w_k, w_v)``: self-attention with Q = x W_Q, K = x W_K, V = x W_V.
 
@@ -683,15 +893,21 @@ def check_self_attention(fn: Callable[..., Any]) -> CheckResult:
         w_q, w_k, w_v = (rng.standard_normal((d_model, d)) for d in (d_k, d_k, d_v))
         out, weights = self_attention(x, w_q, w_k, w_v)
         q, k, v = x @ w_q, x @ w_k, x @ w_v
-        mistakes = (
+        mistakes = [
             (self_attention(x, w_k, w_q, w_v)[0], "it matches W_Q and W_K swapped"),
-            *_attention_mistakes(q, k, v),
-            (
-                scaled_dot_product_attention(q, k, v, scale=1 / math.sqrt(d_model))[0],
-                "it matches scaling by 1/√d_model; scale by 1/√d_k",
-            ),
+            *_attention_mistakes(q, k, v, more_scales=[(1 / math.sqrt(d_model), "scaling by 1/√d_model")]),
+        ]
+        if d_model == d_k == d_v:  # with square matrices x @ W.T runs, and gives other numbers
+            mistakes.append((self_attention(x, w_q.T, w_k.T, w_v.T)[0], _TRANSPOSED_WORDS))
+        return _Case(
+            name,
+            (x, w_q, w_k, w_v),
+            out,
+            weights,
+            mistakes=tuple(mistakes),
+            error_hint=_LAYOUT_HINT,
+            error_when=_MATMUL_ERRORS,
         )
-        return _Case(name, (x, w_q, w_k, w_v), out, weights, mistakes=mistakes)
 
     return _run(
         "self-attention",
@@ -780,6 +996,15 @@ def check_split_heads(fn: Callable[[NDArray[Any], int], Any]) -> CheckResult:
                 x.reshape(b, t, d // h, h).transpose(0, 3, 1, 2),
                 "it splits the features the wrong way round; reshape to (B, T, h, d_head)",
             ),
+            (
+                x.reshape(b, t, h, d // h),
+                "it is x.reshape(B, T, h, d_head); now swap axes 1 and 2, to put the heads before the "
+                "positions",
+            ),
+            (
+                x.reshape(b, t, h, d // h).transpose(0, 2, 3, 1),
+                "it is (B, h, d_head, T), with the last two axes swapped too; use .transpose(0, 2, 1, 3)",
+            ),
         )
         return _Case(name, (x, h), split_heads(x, h), mistakes=mistakes)
 
@@ -803,6 +1028,15 @@ def check_merge_heads(fn: Callable[[NDArray[Any]], Any]) -> CheckResult:
         x = np.arange(b * h * t * d_head, dtype=np.float64).reshape(b, h, t, d_head)
         mistakes = (
             (x.reshape(b, t, h * d_head), "it is x.reshape(B, T, h*d_head); swap axes 1 and 2 first"),
+            (
+                x.swapaxes(1, 2),
+                "it is (B, T, h, d_head): the axes are swapped; now reshape to (B, T, h*d_head)",
+            ),
+            (
+                np.concatenate(list(np.moveaxis(x, 1, 0)), axis=1),
+                "it puts the heads one after another along the positions; put them side by side along the "
+                "features: swap axes 1 and 2, then reshape to (B, T, h*d_head)",
+            ),
         )
         return _Case(name, (x,), merge_heads(x), mistakes=mistakes)
 
@@ -833,24 +1067,52 @@ def check_multi_head(fn: Callable[..., Any]) -> CheckResult:
         w_q, w_k, w_v, w_o = (rng.standard_normal((d, d)) / math.sqrt(d) for _ in range(4))
         out, weights = multi_head_attention(x_q, x_kv, w_q, w_k, w_v, w_o, h)
         q, k, v = x_q @ w_q, x_kv @ w_k, x_kv @ w_v
-        heads = scaled_dot_product_attention(split_heads(q, h), split_heads(k, h), split_heads(v, h))[0]
+        split = (split_heads(q, h), split_heads(k, h), split_heads(v, h))  # (B, h, T, d_head) each
+        heads = scaled_dot_product_attention(*split)[0]
         no_swap = scaled_dot_product_attention(*(a.reshape(b, h, -1, d // h) for a in (q, k, v)))[0]
-        full_width = scaled_dot_product_attention(
-            split_heads(q, h), split_heads(k, h), split_heads(v, h), scale=1 / math.sqrt(d)
-        )[0]
-        mistakes = (
+        d_head = d // h
+        mistakes = [
             (merge_heads(heads), "it matches leaving out the output projection W_O"),
             (
                 no_swap.reshape(b, -1, d) @ w_o,
                 "it matches reshaping to (B, h, T, d_head) without swapping the T and head axes",
             ),
-            (merge_heads(full_width) @ w_o, "it matches scaling by 1/√d_model; scale each head by 1/√d_head"),
+            *_scale_mistakes(
+                lambda scale: merge_heads(scaled_dot_product_attention(*split, scale=scale)[0]) @ w_o,
+                1 / math.sqrt(d_head),
+                [
+                    (1.0, "attention without scaling"),
+                    (1 / math.sqrt(d), "scaling by 1/√d_model"),
+                    (1 / d, "scaling by 1/d_model"),
+                    (1 / d_head, "scaling by 1/d_head"),
+                ],
+                "; scale each head by 1/√d_head",
+            ),
             (
                 scaled_dot_product_attention(q, k, v)[0] @ w_o,
                 "it matches a single head of full width; split into n_heads heads",
             ),
-        )
-        return _Case(name, (x_q, x_kv, w_q, w_k, w_v, w_o, h), out, weights, mistakes=mistakes)
+            (
+                multi_head_attention(x_q, x_kv, w_q.T, w_k.T, w_v.T, w_o.T, h)[0],
+                _TRANSPOSED_WORDS,
+            ),
+            (
+                weights,
+                "these are the attention weights; return the output, or (output, weights)",
+            ),
+            (
+                heads,
+                "these are the heads' outputs; merge them to (B, T_q, d_model) and project with W_O",
+            ),
+        ]
+        if t_k != t_q:
+            mistakes.append(
+                (
+                    multi_head_attention(x_q, x_q, w_q, w_k, w_v, w_o, h)[0],
+                    "it matches attending to x_q; the keys and values come from x_kv",
+                )
+            )
+        return _Case(name, (x_q, x_kv, w_q, w_k, w_v, w_o, h), out, weights, mistakes=tuple(mistakes))
 
     return _run(
         "multi-head attention",
@@ -889,6 +1151,10 @@ def check_causal_mask(fn: Callable[[int], Any]) -> CheckResult:
                 "here True means may attend",
             ),
             (np.tri(t, k=-1, dtype=bool), "it leaves out the diagonal; each position may attend to itself"),
+            (
+                np.triu(np.ones((t, t), dtype=bool)),
+                "it is the upper triangle, j >= i: each query sees the future; keep the lower one, j <= i",
+            ),
         )
         return _Case(f"T = {t}", (t,), mask, mistakes=mistakes, mask_words=_causal_words)
 
@@ -905,7 +1171,14 @@ def check_padding_mask(fn: Callable[[NDArray[Any], int], Any]) -> CheckResult:
 
     def case(name: str, lengths: list[int], t: int) -> _Case:
         mask = padding_mask(lengths, t)
-        mistakes = ((~mask, "the mask is inverted; here True marks a real token"),)
+        mistakes = (
+            (~mask, "the mask is inverted; here True marks a real token"),
+            (
+                padding_mask(np.asarray(lengths) + 1, t),
+                "it counts one position too many: position j is real when j < lengths[b], not when "
+                "j <= lengths[b]",
+            ),
+        )
         return _Case(name, (np.array(lengths), t), mask, mistakes=mistakes, mask_words=words)
 
     return _run(
@@ -934,7 +1207,9 @@ class _PermutationCase:
 
 def _check_permutation_case(fn: Callable[..., Any], case: _PermutationCase) -> None:
     """Raise :class:`_Problem` when ``fn`` on ``case`` does not return ``case.expected`` as a bool."""
-    answer = _call(fn, case.args)
+    answer = _from_torch(_call(fn, case.args), "the answer")
+    if isinstance(answer, np.ndarray) and answer.ndim == 0 and answer.dtype == np.bool_:
+        answer = answer.item()  # a one-element answer from torch, (a == b).all(), is a bool too
     if answer is None:
         raise _Problem(
             "your function returned None instead of True or False (is a return statement missing?)"

@@ -3,19 +3,29 @@
 This is the outermost layer: the only place of the terminal interface that reads the clock (`now`, or the
 hidden ``--now`` option that freezes it for tests and demos). Exit status: 0 done, 1 the question bank is
 invalid (or, with ``check --strict``, has lint warnings), 2 the progress database cannot be used (missing,
-locked, corrupt, newer), the workbook cannot be written or bad arguments, 130 interrupted (Ctrl-C), 141 the
-output was closed early (e.g. piped into ``head``). It never shows a traceback for any of these.
+locked, corrupt, newer, or read-only where answers are to be saved), the workbook cannot be written or bad
+arguments, 130 interrupted (Ctrl-C), 129 the terminal was closed (SIGHUP), 143 asked to stop (SIGTERM), 141
+the output was closed early (e.g. piped into ``head``). It never shows a traceback for any of these.
+
+Stopping never loses an answer already given: Ctrl-C, a closed terminal (SIGHUP) and SIGTERM stop ``review``
+and ``cram`` the way typing q does, at the prompt on screen (a signal that comes while an answer is being
+saved waits for the next prompt), so that a right answer counted as Good is saved before stopping.
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
 import io
 import os
 import random
+import shutil
+import signal
 import sys
+import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
@@ -35,8 +45,9 @@ from course.presenting import (
     grade_number,
     present,
 )
-from course.progress import Outlook, db_path, local_tz, open_store, outlook
+from course.progress import Outlook, db_path, local_tz, open_store, outlook, path_source
 from course.ratings import HARD_MEANS, NAMES
+from course.terminal_text import terminal_text
 
 if TYPE_CHECKING:
     from scheduler import Item, Limits, Rating, Session, Store
@@ -44,11 +55,19 @@ if TYPE_CHECKING:
 __all__ = ["main", "now"]
 
 EXIT_OK, EXIT_BANK, EXIT_STORE, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 0, 1, 2, 2, 130, 141
+EXIT_HANGUP, EXIT_TERMINATED = 128 + 1, 128 + 15
 _WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 _WELCOME = "00-welcome.ipynb"
 # --now must leave room for a century of intervals and for any time zone, so no date arithmetic overflows.
 _EARLIEST, _LATEST = datetime(1970, 1, 1, tzinfo=timezone.utc), datetime(9000, 1, 1, tzinfo=timezone.utc)
 _TYPED_Q, _END_OF_INPUT, _CTRL_C = "you typed q", "end of input", "Ctrl-C"
+_HANGUP, _TERMINATED = "the terminal was closed", "SIGTERM"
+_SIGNALS = {  # the signals that stop review and cram at a prompt (`_Stops`): name -> (reason, exit status)
+    "SIGINT": (_CTRL_C, EXIT_INTERRUPTED),
+    "SIGHUP": (_HANGUP, EXIT_HANGUP),
+    "SIGTERM": (_TERMINATED, EXIT_TERMINATED),
+}
+_MIN_WIDTH = 20
 
 
 def now() -> datetime:
@@ -57,22 +76,79 @@ def now() -> datetime:
 
 
 class _Quit(Exception):
-    """The learner stopped: typed q, ended the input or pressed Ctrl-C (`reason` says which). `keep` is a
-    rating already known for the question on screen, to save before stopping."""
+    """The learner stopped: typed q, ended the input, pressed Ctrl-C, closed the terminal or the program was
+    asked to stop (`reason` says which, `status` is the exit status). `keep` is a rating already known for the
+    question on screen, to save before stopping."""
 
-    def __init__(self, reason: str, keep: Rating | None = None) -> None:
+    def __init__(self, reason: str, keep: Rating | None = None, status: int = EXIT_OK) -> None:
         super().__init__(reason)
         self.reason = reason
         self.keep = keep
+        self.status = status
+
+    def keeping(self, rating: Rating) -> _Quit:
+        """The same stop, carrying `rating` to save first."""
+        return _Quit(self.reason, rating, self.status)
+
+
+class _Interrupted(KeyboardInterrupt):
+    """A stopping signal (Ctrl-C, SIGHUP, SIGTERM) that came while a prompt was waiting for input."""
+
+    def __init__(self, reason: str, status: int) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.status = status
+
+
+class _Stops:
+    """While installed, Ctrl-C (SIGINT), a closed terminal (SIGHUP) and SIGTERM stop the command at a prompt:
+    one that comes while a prompt waits interrupts the reading; one that comes at any other time (while an
+    answer is graded or saved) is held until the next prompt, so that no answer is ever half saved."""
+
+    def __init__(self) -> None:
+        self.waiting = False
+        self.pending: _Interrupted | None = None
+
+    def handle(self, signum: int, frame: object) -> None:
+        reason, status = _SIGNALS[signal.Signals(signum).name]
+        stop = _Interrupted(reason, status)
+        if self.waiting:
+            raise stop
+        if self.pending is None:
+            self.pending = stop
+
+    @contextmanager
+    def installed(self) -> Iterator[_Stops]:
+        """Install the handlers (only possible in the main thread), and restore the previous ones after. A
+        signal that is ignored (``nohup`` ignores SIGHUP) stays ignored."""
+        numbers = [getattr(signal, name) for name in _SIGNALS if hasattr(signal, name)]
+        numbers = [number for number in numbers if signal.getsignal(number) is not signal.SIG_IGN]
+        if threading.current_thread() is not threading.main_thread():
+            yield self
+            return
+        previous = {number: signal.signal(number, self.handle) for number in numbers}
+        try:
+            yield self
+        finally:
+            for number, handler in previous.items():
+                signal.signal(number, handler)
+
+    def raise_pending(self) -> None:
+        if self.pending is not None:
+            stop, self.pending = self.pending, None
+            raise _Quit(stop.reason, status=stop.status)
 
 
 class _Console:
     """Line-based terminal I/O. When stdin is not a terminal, each answer read is echoed, so a transcript of a
-    piped session reads like the interactive one."""
+    piped session reads like the interactive one. Text from the question bank is shown with `show`, wrapped
+    to `width` columns."""
 
-    def __init__(self, stdin: TextIO, stdout: TextIO) -> None:
+    def __init__(self, stdin: TextIO, stdout: TextIO, width: int = 80, stops: _Stops | None = None) -> None:
         self.stdin = stdin
         self.stdout = stdout
+        self.width = max(width, _MIN_WIDTH)
+        self.stops = stops if stops is not None else _Stops()
         try:
             self.echo = not stdin.isatty()
         except (AttributeError, ValueError):
@@ -82,15 +158,38 @@ class _Console:
         self.stdout.write(text + "\n")
         self.stdout.flush()
 
+    def show(self, markdown: str, prefix: str = "") -> None:
+        """Say `prefix`, then the question bank's `markdown` as terminal text (`terminal_text`); lines after
+        the first are indented under the text. After a prefix too long for that, the text starts on the next
+        line, indented by 4."""
+        if self.width - len(prefix) < _MIN_WIDTH:
+            self.say(prefix.rstrip())
+            prefix = " " * 4
+        hang = " " * len(prefix)
+        lines = terminal_text(markdown, self.width - len(hang)).split("\n")
+        self.say("\n".join([prefix + lines[0]] + [hang + line if line else "" for line in lines[1:]]))
+
     def ask(self, prompt: str) -> str:
-        """One stripped line of input; raises `_Quit` on ``q``, at the end of input and on Ctrl-C."""
-        self.stdout.write(prompt)
-        self.stdout.flush()
+        """One stripped line of input; raises `_Quit` on ``q``, at the end of input, on Ctrl-C, when the
+        terminal is closed and on SIGTERM (`_Stops`). A line that cannot be decoded is returned as U+FFFD,
+        an answer no prompt accepts, so that the prompt asks again."""
+        self.stops.raise_pending()
+        self.stops.waiting = True  # from before the prompt shows: a learner may stop as soon as it does
         try:
+            self.stdout.write(prompt)
+            self.stdout.flush()
             line = self.stdin.readline()
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as stop:
             self.stdout.write("\n")
-            raise _Quit(_CTRL_C) from None
+            if isinstance(stop, _Interrupted):
+                raise _Quit(stop.reason, status=stop.status) from None
+            raise _Quit(_CTRL_C, status=EXIT_INTERRUPTED) from None
+        except UnicodeDecodeError:
+            line = "\N{REPLACEMENT CHARACTER}\n"
+        except OSError:  # the terminal is gone (EIO), or the input cannot be read
+            line = ""
+        finally:
+            self.stops.waiting = False
         if not line:
             self.stdout.write("\n")
             raise _Quit(_END_OF_INPUT)
@@ -100,6 +199,15 @@ class _Console:
         if answer.lower() in ("q", "quit"):
             raise _Quit(_TYPED_Q)
         return answer
+
+
+class _NotSaved(Exception):
+    """An answer could not be saved: `problem` says why, `done` what was saved before it."""
+
+    def __init__(self, problem: Exception, done: str) -> None:
+        super().__init__(str(problem))
+        self.problem = problem
+        self.done = done
 
 
 def _iso_time(text: str) -> datetime:
@@ -187,7 +295,7 @@ def _parser() -> argparse.ArgumentParser:
     common(cram)
     seed(cram)
     stats = commands.add_parser(
-        "stats", help="what is due today and in the next 7 days, and how you are doing"
+        "stats", help="what is due now, later today and in the next 7 days, and how you are doing"
     )
     common(stats)
     check = commands.add_parser(
@@ -234,18 +342,40 @@ def main(
     if stdin is None and stdout is None:
         _tolerate_encoding_errors(sys.stdin, sys.stdout)
     try:
-        return _run(args, source if source is not None else io.StringIO(), out, err, rng)
+        with _Stops().installed() if args.command in ("review", "cram") else _no_stops() as stops:
+            status = _run(args, source if source is not None else io.StringIO(), out, err, rng, stops)
+            return status if stops.pending is None else stops.pending.status  # one came after the last prompt
     except BrokenPipeError:
         if out is sys.stdout:
             _silence(out)
         return EXIT_BROKEN_PIPE
+    except OSError as problem:  # the terminal was closed under us: what was answered is saved already
+        if problem.errno != errno.EIO:
+            raise
+        return EXIT_HANGUP
     except KeyboardInterrupt:
         out.write("\nStopped: every answer given so far is saved.\n")
         return EXIT_INTERRUPTED
 
 
+@contextmanager
+def _no_stops() -> Iterator[_Stops]:
+    """For commands that ask nothing: signals keep their usual effect."""
+    yield _Stops()
+
+
+def _width() -> int:
+    """The terminal's width in columns ($COLUMNS, else the terminal's, else 80)."""
+    return shutil.get_terminal_size().columns
+
+
 def _run(
-    args: argparse.Namespace, stdin: TextIO, out: TextIO, err: TextIO, rng: random.Random | None = None
+    args: argparse.Namespace,
+    stdin: TextIO,
+    out: TextIO,
+    err: TextIO,
+    rng: random.Random | None = None,
+    stops: _Stops | None = None,
 ) -> int:
     from scheduler import StoreError, StoreNotFoundError
 
@@ -271,7 +401,7 @@ def _run(
         out.write(f"{_plural(len(warnings), 'warning') if warnings else 'no warnings'}\n")
         return EXIT_BANK if warnings and args.strict else EXIT_OK
 
-    console = _Console(stdin, out)
+    console = _Console(stdin, out, _width(), stops)
     store = None
     try:
         path = db_path(args.db)
@@ -290,12 +420,20 @@ def _run(
             "PATH or set COURSE_DB\n"
         )
         return EXIT_STORE
+    except _NotSaved as failed:
+        err.write(f"{failed.problem}\nYour last answer was not saved ({failed.done} before it).\n")
+        return EXIT_STORE
     except StoreError as problem:
         err.write(f"{problem}\n")
+        if args.command != "stats" and getattr(problem, "reason", None) == "read-only":
+            err.write(_NOTHING_ASKED)
         return EXIT_STORE
     finally:
         if store is not None:
             store.close()
+
+
+_NOTHING_ASKED = "No question was asked, as no answer could be saved to it.\n"
 
 
 def _workbook(directory: Path, out: TextIO, err: TextIO) -> int:
@@ -334,9 +472,13 @@ def _silence(stream: TextIO) -> None:
 
 
 def _open(path: Path, args: argparse.Namespace) -> Store:
-    """Open the progress file. Only ``cram`` with named lessons creates a missing one (a workshop may start
-    there); otherwise a missing file is reported, so a mistyped ``--db`` never leaves an empty file behind."""
-    return open_store(path, create=args.command == "cram" and bool(args.lessons))
+    """Open the progress file; opening creates nothing. Only ``cram`` with named lessons may create a missing
+    file (a workshop may start there), and only when its first answer is logged: quitting before that leaves
+    nothing behind. Otherwise a missing file is reported. A missing folder is reported in every case (only
+    the per-user default folder is created, with the file), so a mistyped ``--db`` or ``COURSE_DB`` is
+    noticed before any question is asked."""
+    create = args.command == "cram" and bool(args.lessons)
+    return open_store(path, create=create, named_by=path_source(args.db))
 
 
 def _plural(n: int, word: str) -> str:
@@ -375,7 +517,7 @@ def _review(
     from scheduler import Session
 
     items = bank.items()
-    enrolled = [lesson for lesson in store.enrolled() if lesson in bank.lessons()]
+    enrolled = [lesson for lesson in bank.lessons() if lesson in store.enrolled()]  # course order
     if not enrolled:
         console.say(
             f"No lesson started yet: answer a quiz in a lesson notebook (start with {_WELCOME}) and its "
@@ -390,8 +532,9 @@ def _review(
             _after(view, start) if _held(view) else f"Nothing is due right now. {_next_due(view, start)}"
         )
         return EXIT_OK
+    store.check_writable()  # before the first question, not after its answer
     console.say(
-        f"Review of {_lessons(enrolled)}: {session.due_count} due, {session.new_count} new. "
+        f"Review of {_lessons(enrolled)}: {session.due_count} due now, {session.new_count} new. "
         "Type q at any prompt to stop; each answer is saved as you go."
     )
     answered = 0
@@ -404,7 +547,7 @@ def _review(
                     f"[{answered + 1}/{answered + session.remaining}] {_heading(bank[item.id])}, "
                     f"{'new' if card is None else card.state}"
                 )
-                stop = _review_one(console, session, item, bank[item.id], clock, rng)
+                stop = _review_one(console, session, item, bank[item.id], clock, rng, answered)
                 answered += 1
                 if stop is not None:
                     raise stop
@@ -431,10 +574,12 @@ def _review_one(
     question: Question,
     clock: Callable[[], datetime],
     rng: random.Random,
+    answered: int,
 ) -> _Quit | None:
-    """Ask `question` and save the answer. Returns the learner's stop when they stopped where the answer was
-    already known (a right answer counted as Good): it is saved, and the caller stops after counting it."""
-    from scheduler import Rating
+    """Ask `question` and save the answer (`answered`: how many were saved before). Returns the learner's
+    stop when they stopped where the answer was already known (a right answer counted as Good): it is saved,
+    and the caller stops after counting it."""
+    from scheduler import Rating, StoreError
 
     began = time.monotonic()
 
@@ -443,7 +588,10 @@ def _review_one(
 
     rating, stop = _rating_or_kept(lambda: _ask(console, question, intervals, rng))
     at = clock()
-    review = session.answer(item, rating, at, _elapsed_ms(began))
+    try:
+        review = session.answer(item, rating, at, _elapsed_ms(began))
+    except StoreError as problem:
+        raise _NotSaved(problem, _plural(answered, "answer") + " saved") from problem
     if rating == Rating.AGAIN:
         console.say("Saved: Again. It comes back before this session ends.")
     else:
@@ -459,12 +607,12 @@ def _rating_or_kept(ask: Callable[[], Rating]) -> tuple[Rating, _Quit | None]:
     except _Quit as stop:
         if stop.keep is None:
             raise
-        return stop.keep, _Quit(stop.reason)
+        return stop.keep, _Quit(stop.reason, status=stop.status)
 
 
 def _stopped(console: _Console, stop: _Quit, done: str) -> int:
     console.say(f"Stopped ({stop.reason}): {done}.")
-    return EXIT_INTERRUPTED if stop.reason == _CTRL_C else EXIT_OK
+    return stop.status
 
 
 def _held(view: Outlook) -> str | None:
@@ -507,7 +655,7 @@ def _cram(
     clock: Callable[[], datetime],
     rng: random.Random,
 ) -> int:
-    from scheduler import CramSession
+    from scheduler import CramSession, StoreError
 
     if requested:
         try:
@@ -522,6 +670,7 @@ def _cram(
             return EXIT_USAGE
     lessons = [lesson for lesson in bank.lessons() if lesson in lessons]  # course order
     items = [item for item in bank.items() if item.deck in lessons]
+    store.check_writable()  # before the first question, not after its answer
     console.say(
         f"Practice of {_lessons(lessons)}: {_plural(len(items), 'question')}. Practice answers are "
         "logged apart and do not change your review schedule. Type q at any prompt to stop."
@@ -535,7 +684,10 @@ def _cram(
             console.say(f"[{answered + 1}/{answered + session.remaining}] {_heading(question)}, practice")
             began = time.monotonic()
             rating, stop = _rating_or_kept(lambda question=question: _ask(console, question, None, rng))
-            session.answer(item, rating, clock(), _elapsed_ms(began))
+            try:
+                session.answer(item, rating, clock(), _elapsed_ms(began))
+            except StoreError as problem:
+                raise _NotSaved(problem, _plural(answered, "practice answer") + " logged") from problem
             answered += 1
             console.say(f"Logged as practice: {NAMES[rating]}.")
             if stop is not None:
@@ -552,22 +704,6 @@ def _cram(
 
 def _heading(question: Question) -> str:
     return f"lesson {_lesson_label(question.lesson)}, {question.kind} ({question.id})"
-
-
-_KEEP_LINES = ("```", "    ", "\t", "- ", "* ", "+ ", "$$", "|", ">")
-
-
-def _reflow(text: str) -> str:
-    """Markdown source for a terminal: the line breaks inside a paragraph are joined (as Markdown renders
-    them), except in paragraphs holding code, lists, display math, tables or quotes, kept as written."""
-    paragraphs = []
-    for paragraph in text.strip().split("\n\n"):
-        lines = paragraph.splitlines()
-        keep = any(
-            line.startswith(_KEEP_LINES) or (line[:1].isdigit() and ". " in line[:4]) for line in lines
-        )
-        paragraphs.append(paragraph if keep else " ".join(line.strip() for line in lines))
-    return "\n\n".join(paragraphs)
 
 
 def _elapsed_ms(began: float) -> int:
@@ -588,10 +724,10 @@ def _ask(
 ) -> Rating:
     """Show `question` (a choice question's options in an order drawn from `rng`), read the learner's
     answer, return the rating to record (`course.presenting`'s rules). Raises `_Quit`."""
-    console.say(_reflow(question.prompt))
+    console.show(question.prompt)
     if question.kind == "recall":
         console.ask("Press Enter to show the answer (q to quit): ")
-        console.say(f"Answer: {_reflow(str(question.answer))}")
+        console.show(str(question.answer), "Answer: ")
         _explain(console, question)
         return _choose_rating(console, intervals, "How well did you remember it?")
     if question.kind == "choice":
@@ -610,7 +746,7 @@ def _ask_choice(console: _Console, presentation: Presentation) -> Verdict:
     shown = presentation.shown()
     labels = [entry.label for entry in shown]
     for entry in shown:
-        console.say(f"  {entry.label}) {_reflow(entry.option.text)}")
+        console.show(entry.option.text, f"  {entry.label}) ")
     while True:
         reply = console.ask(f"Your answer [1-{labels[-1]}, ? if you don't know, q to quit]: ")
         if reply == "?" or reply in labels:
@@ -621,10 +757,10 @@ def _ask_choice(console: _Console, presentation: Presentation) -> Verdict:
         console.say(f"{verdict.word}.")
     else:
         right = presentation.option(presentation.right_position)
-        console.say(f"{verdict.word}: the answer is {verdict.answer}) {_reflow(right.text)}")
+        console.show(right.text, f"{verdict.word}: the answer is {verdict.answer}) ")
     for entry in verdict.options:
         mark = " (right answer)" if entry.right else ""
-        console.say(f"  {entry.label}){mark} {_reflow(entry.option.why)}")
+        console.show(entry.option.why, f"  {entry.label}){mark} ")
     return verdict
 
 
@@ -660,7 +796,7 @@ def _confirm_good(console: _Console, intervals: Callable[[], dict[Rating, timede
         try:
             reply = console.ask(reply_text)
         except _Quit as stop:
-            raise _Quit(stop.reason, keep=good) from None
+            raise stop.keeping(good) from None
         if reply == "":
             return good
         if reply in allowed:
@@ -669,7 +805,7 @@ def _confirm_good(console: _Console, intervals: Callable[[], dict[Rating, timede
 
 
 def _explain(console: _Console, question: Question) -> None:
-    console.say(_reflow(question.explanation))
+    console.show(question.explanation)
     console.say(f'See lesson {_lesson_label(question.lesson)}, section "{question.section}".')
 
 
@@ -712,7 +848,8 @@ def _stats(console: _Console, store: Store, bank: Bank, at: datetime, tz: tzinfo
     console.say(
         f"Lessons started:  {', '.join(_lesson_label(x) for x in enrolled) if enrolled else 'none yet'}"
     )
-    console.say(f"Due today:        {result.due_today}")
+    console.say(f"Due now:          {result.due_now}")
+    console.say(f"Later today:      {result.due_later_today}")
     console.say("Next 7 days:     " + "".join(f"{day:>5}" for day in days))
     console.say("                 " + "".join(f"{count:>5}" for count in result.due_next_7_days))
     console.say(f"Reviews today:    {result.reviews_today}")

@@ -97,9 +97,16 @@ def sentence_count(text: str) -> int:
     ends = [
         match
         for match in _SENTENCE_END.finditer(prose)
-        if not prose[: match.start() + 1].lower().endswith(_ABBREVIATIONS)
+        if not _ends_with_abbreviation(prose, match.start() + 1)
     ]
     return 1 + len(ends)
+
+
+def _ends_with_abbreviation(text: str, end: int) -> bool:
+    """Whether ``text[:end]`` ends with one of `_ABBREVIATIONS`, in any case. It looks at the last few
+    characters only (copying the whole prefix for each sentence end made `sentence_count` quadratic)."""
+    window = max(len(abbreviation) for abbreviation in _ABBREVIATIONS)
+    return text[max(0, end - window) : end].lower().endswith(_ABBREVIATIONS)
 
 
 def rendered_length(text: str) -> int:

@@ -2,30 +2,52 @@
 
 Every function draws on a new :class:`matplotlib.figure.Figure` (made without pyplot, so nothing is shown
 or kept alive behind the lesson's back and any backend works, Agg included), or on the ``ax`` it is given,
-and returns the Figure. It never calls ``plt.show``: end a notebook cell with the figure to display it. The
-numbers drawn can be read back from the Figure's artists (``fig.axes[0].images[0].get_array()``,
-``line.get_ydata()``, ``bar.get_height()``) and so asserted in a cell beside the plot.
+and returns the Figure. It never calls ``plt.show``: end a notebook cell with ``show(fig, alt)`` to display
+the figure with a text alternative (``alt``: what the figure shows, in words and numbers, for screen readers
+and text-only front ends). The numbers drawn can be read back from the Figure's artists
+(``fig.axes[0].images[0].get_array()``, ``line.get_ydata()``, ``bar.get_height()``) and so asserted in a cell
+beside the plot.
+
+Sizes: a notebook shows a figure inch as ``CSS_PX_PER_INCH`` screen pixels, and shrinks a figure wider than
+its output area (``NOTEBOOK_WIDTH_PX``) to fit. Every figure here is at most ``MAX_WIDTH_IN`` wide, so it is
+shown at full size, and its smallest text (``FONT_SIZE - 2`` points) is at least ``MIN_TEXT_PX``, the
+notebook's own text size; `smallest_text_px` measures that for any figure.
 
 Colours are colour-blind safe: the ``cividis`` colormap for heatmaps and the Okabe-Ito palette for lines and
-bars. Fonts and default sizes are chosen to read on a projector.
+bars.
 """
 
 from __future__ import annotations
 
+import base64
+import html
+import io
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter
+from matplotlib.text import Text
+from matplotlib.ticker import FuncFormatter, MultipleLocator
 from numpy.typing import ArrayLike
 
 __all__ = [
+    "CSS_PX_PER_INCH",
     "FONT_SIZE",
+    "FORECAST_LABEL_EVERY_DAY",
+    "MAX_WIDTH_IN",
+    "MIN_TEXT_PX",
+    "NOTEBOOK_WIDTH_PX",
     "OKABE_ITO",
+    "PNG_DPI",
+    "ShownFigure",
     "attention_heatmap",
     "forecast_plot",
     "saturation_curve",
+    "show",
+    "smallest_text_px",
     "variance_curve",
 ]
 
@@ -40,8 +62,17 @@ OKABE_ITO = {
     "reddish purple": "#CC79A7",
     "black": "#000000",
 }
-FONT_SIZE = 16  # tick labels; axis labels and titles are larger
+# Measured in JupyterLab 4.6 in Chromium, in a 1280-px-wide window with the file browser open: the width an
+# HTML output (`show`) has in a notebook, its 848-px output area less 20 px of padding (1080 px with the file
+# browser closed). A wider image is shrunk to fit it.
+NOTEBOOK_WIDTH_PX = 828
+CSS_PX_PER_INCH = 100  # a figure inch on screen, as matplotlib's inline backend shows it (figure.dpi 100)
+MIN_TEXT_PX = 14.0  # the notebook's text size: no text in a figure is smaller
+MAX_WIDTH_IN = NOTEBOOK_WIDTH_PX / CSS_PX_PER_INCH  # 8.28 in: the widest figure shown at full size
+PNG_DPI = 2 * CSS_PX_PER_INCH  # pixels drawn per inch: twice those shown, sharp on high-density screens
+FONT_SIZE = 13  # points (18 px), tick labels; cell and bar labels 2 less (15.3 px), axis labels, titles more
 HEATMAP_CMAP = "cividis"
+_PX_PER_POINT = CSS_PX_PER_INCH / 72
 
 
 def _new_axes(ax: Axes | None, figsize: tuple[float, float]) -> tuple[Figure, Axes]:
@@ -88,10 +119,13 @@ def attention_heatmap(
     # Room for long labels: the query labels widen the figure, rotated key labels make it taller.
     long_queries = max(0, max(map(len, query_labels), default=0) - 6)
     long_keys = max(0, max(map(len, key_labels), default=0) - 6)
-    size = (max(6.0, 0.9 * t_k + 3.0) + 0.15 * long_queries, max(4.5, 0.8 * t_q + 2.0) + 0.1 * long_keys)
-    fig, ax = _new_axes(ax, size)
+    width = min(MAX_WIDTH_IN, max(5.5, 0.6 * t_k + 3.0) + 0.12 * long_queries)
+    fig, ax = _new_axes(ax, (width, max(4.0, 0.6 * t_q + 2.0) + 0.09 * long_keys))
     image = ax.imshow(w, cmap=HEATMAP_CMAP, vmin=0.0, vmax=1.0)
-    ax.set_xticks(range(t_k), key_labels, rotation=45 if max(map(len, key_labels), default=0) > 3 else 0)
+    if max(map(len, key_labels), default=0) > 3:  # slanted, each label ending at its column
+        ax.set_xticks(range(t_k), key_labels, rotation=45, ha="right", rotation_mode="anchor")
+    else:
+        ax.set_xticks(range(t_k), key_labels)
     ax.set_yticks(range(t_q), query_labels)
     _style(ax, title, "key (attended to)", "query (attending)")
     colorbar = fig.colorbar(image, ax=ax, shrink=0.9)
@@ -198,6 +232,9 @@ def saturation_curve(
     return fig
 
 
+FORECAST_LABEL_EVERY_DAY = 14  # up to this many days, every bar is labelled with its day
+
+
 def forecast_plot(
     counts: Sequence[int],
     start_label: str = "today",
@@ -208,15 +245,95 @@ def forecast_plot(
     """Bar chart of the number of reviews due on each of the coming days, ``counts[0]`` on the first.
 
     The first bar is labelled ``start_label`` and the next ones +1, +2, ... (days later); each bar carries its
-    count.
+    count. Over ``FORECAST_LABEL_EVERY_DAY`` days, only every 7th day is labelled (+7, +14, ...), and counts
+    of 100 or more are written upright, so that the figure fits a notebook's width with text no smaller than
+    the notebook's.
     """
     values = np.asarray(counts, dtype=int)
+    days = range(len(values))
     labels = [start_label] + [f"+{i}" for i in range(1, len(values))]
-    fig, ax = _new_axes(ax, (max(6.0, 0.7 * len(values) + 2.0), 5.0))
-    bars = ax.bar(range(len(values)), values, color=OKABE_ITO["blue"], width=0.7)
-    ax.bar_label(bars, fontsize=FONT_SIZE - 2, padding=2)
-    ax.set_xticks(range(len(values)), labels)
-    ax.set_ylim(0, max(1, int(values.max(initial=0))) * 1.15)
+    fig, ax = _new_axes(ax, (min(MAX_WIDTH_IN, max(6.0, 0.55 * len(values) + 2.0)), 5.0))
+    bars = ax.bar(days, values, color=OKABE_ITO["blue"], width=0.7)
+    top = max(1, int(values.max(initial=0)))
+    many = len(values) > FORECAST_LABEL_EVERY_DAY
+    # Many days: only every 7th day is labelled (with a tick for each day), and counts of 3 digits or more,
+    # wider than their bars, are written upright.
+    upright = many and top >= 100
+    ax.bar_label(bars, fontsize=FONT_SIZE - 2, padding=2, rotation=90 if upright else 0)
+    step = 7 if many else 1
+    ax.set_xticks(days[::step], labels[::step])
+    if many:
+        ax.xaxis.set_minor_locator(MultipleLocator(1))
+    ax.set_ylim(0, top * (1.3 if upright else 1.15))
     ax.yaxis.get_major_locator().set_params(integer=True)
     _style(ax, title, "day", "reviews due")
     return fig
+
+
+def _text_visible(text: Text) -> bool:
+    return bool(text.get_visible() and text.get_text().strip())
+
+
+def smallest_text_px(fig: Figure, width_px: float = NOTEBOOK_WIDTH_PX) -> float:
+    """The size, in screen pixels, of the smallest visible text of `fig` as a notebook shows it.
+
+    A notebook shows one figure inch as ``CSS_PX_PER_INCH`` pixels and shrinks a figure wider than its output
+    area (`width_px`) to fit, text included. Raises ValueError for a figure without text.
+    """
+    fig.draw_without_rendering()  # makes the tick labels that only drawing creates
+    sizes = [t.get_fontsize() for t in fig.findobj(Text) if _text_visible(t)]
+    if not sizes:
+        raise ValueError("the figure has no text")
+    shown_width = fig.get_figwidth() * CSS_PX_PER_INCH
+    return float(min(sizes) * _PX_PER_POINT * min(1.0, width_px / shown_width))
+
+
+@dataclass(frozen=True)
+class ShownFigure:
+    """A figure drawn as a PNG, shown in a notebook as an ``<img>`` with a text alternative.
+
+    ``width_px`` and ``height_px``: the size shown, in screen pixels (the PNG has ``PNG_DPI /
+    CSS_PX_PER_INCH`` times as many); ``smallest_text_px``: see `smallest_text_px`. Front ends that show only
+    text show ``alt``.
+    """
+
+    png: bytes
+    alt: str
+    width_px: int
+    height_px: int
+    smallest_text_px: float
+
+    def html(self) -> str:
+        data = base64.b64encode(self.png).decode("ascii")
+        return (
+            f'<img alt="{html.escape(self.alt)}" width="{self.width_px}" height="{self.height_px}" '
+            f'style="max-width: 100%; height: auto" data-smallest-text-px="{self.smallest_text_px:.1f}" '
+            f'src="data:image/png;base64,{data}">'
+        )
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        return {"text/html": self.html(), "text/plain": self.alt}
+
+    def __repr__(self) -> str:
+        return self.alt
+
+
+def show(fig: Figure, alt: str) -> ShownFigure:
+    """`fig` for display at the end of a notebook cell, with `alt` as its text alternative.
+
+    `alt` says in a sentence or two what the figure shows, with its key numbers: it is what a screen reader
+    reads instead of the image, and what a text-only front end prints.
+    """
+    alt = " ".join(alt.split())
+    if not alt:
+        raise ValueError("alt must say what the figure shows")
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=PNG_DPI, metadata={"Software": None})
+    width_in, height_in = fig.get_size_inches()
+    return ShownFigure(
+        png=buffer.getvalue(),
+        alt=alt,
+        width_px=round(width_in * CSS_PX_PER_INCH),
+        height_px=round(height_in * CSS_PX_PER_INCH),
+        smallest_text_px=smallest_text_px(fig),
+    )

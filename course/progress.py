@@ -5,6 +5,11 @@ The progress file is chosen, most specific first, by: the ``--db`` option of ``p
 (``platformdirs.user_data_dir("attention-course")``). ``--db`` and ``COURSE_DB`` must name a file: one that
 names a folder is a `ProgressPathError` (a ``scheduler.StoreError``), so it is reported like any other problem
 with the progress file.
+
+Nothing is created until there is something to save: opening the store creates no file, the first answer (or
+enrolment) does. The per-user data directory is created then if needed; a folder named by ``--db``,
+``COURSE_DB`` or a widget's ``store`` is never created: if it does not exist, opening reports it
+(`ProgressFolderError`), before any question is asked, so a mistyped path is noticed.
 """
 
 from __future__ import annotations
@@ -30,13 +35,17 @@ __all__ = [
     "DB_FILE_NAME",
     "ENV_VAR",
     "Outlook",
+    "ProgressFolderError",
     "ProgressPathError",
     "db_path",
+    "default_path",
     "items",
     "local_tz",
     "open_store",
     "outlook",
+    "path_source",
     "require_file",
+    "require_folder",
 ]
 
 APP_NAME = "attention-course"
@@ -51,6 +60,19 @@ class ProgressPathError(StoreError):
         self.named_by = named_by
         example = Path(path) / DB_FILE_NAME
         message = f"{named_by} must name a file, e.g. {example} ({os.fspath(path)} is a folder)"
+        self._setup(path, message, named_by)
+
+
+class ProgressFolderError(StoreError):
+    """The folder of a progress file named by ``named_by`` ("--db", "COURSE_DB", "store") does not exist."""
+
+    def __init__(self, path: str | os.PathLike[str], named_by: str) -> None:
+        self.named_by = named_by
+        folder = Path(path).parent
+        message = (
+            f"{named_by} names {os.fspath(path)}, but its folder {folder} does not exist: create the folder, "
+            f"or correct {named_by}"
+        )
         self._setup(path, message, named_by)
 
 
@@ -72,19 +94,50 @@ def db_path(cli_value: str | os.PathLike[str] | None = None) -> Path:
     env = os.environ.get(ENV_VAR, "")
     if env:
         return require_file(Path(env).expanduser(), ENV_VAR)
+    return default_path()
+
+
+def default_path() -> Path:
+    """The per-user progress file, used when neither ``--db`` nor ``COURSE_DB`` names one."""
     return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False)) / DB_FILE_NAME
 
 
-def open_store(path: str | os.PathLike[str] | None = None, *, create: bool = True) -> Store:
-    """Open the progress store at `path` (default: `db_path()`).
+def path_source(cli_value: str | os.PathLike[str] | None = None) -> str:
+    """Who names `db_path(cli_value)`: ``--db``, ``COURSE_DB`` or ``the default location``."""
+    if cli_value is not None and str(cli_value) != "":
+        return "--db"
+    return ENV_VAR if os.environ.get(ENV_VAR, "") else "the default location"
 
-    With ``create=True`` a missing file (and its folder) is created; with ``create=False`` a missing file
-    raises ``scheduler.StoreNotFoundError`` and nothing is written. Every problem is a
-    ``scheduler.StoreError``.
+
+def require_folder(path: Path, named_by: str) -> Path:
+    """`path`, unless its folder is missing and `path` is not `default_path()` (whose folders are created
+    with the file): then `ProgressFolderError`. (A folder that cannot be looked at: opening says why.)"""
+    if path == default_path():
+        return path
+    try:
+        os.stat(path.parent)
+    except FileNotFoundError:
+        raise ProgressFolderError(path, named_by) from None
+    except OSError:
+        pass
+    return path
+
+
+def open_store(
+    path: str | os.PathLike[str] | None = None, *, create: bool = True, named_by: str | None = None
+) -> Store:
+    """Open the progress store at `path` (default: `db_path()`); `named_by` says who named `path`, for
+    messages (default: ``--db`` for a `path` given, else ``COURSE_DB`` or the default location).
+
+    Opening creates nothing. With ``create=True`` a missing file is created by the first write (with the
+    per-user data directory if that is where it goes); with ``create=False`` a missing file raises
+    ``scheduler.StoreNotFoundError``. A missing folder other than the per-user data directory is a
+    `ProgressFolderError`, either way. Every problem is a ``scheduler.StoreError``.
     """
     from scheduler import Store
 
-    return Store.open(db_path(path), create=create)
+    chosen = db_path(path)
+    return Store.open(require_folder(chosen, named_by or path_source(path)), create=create, defer_create=True)
 
 
 @dataclass(frozen=True)

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import hashlib
+import random
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
 
 from fsrs import Card, Scheduler, State
 from fsrs import Rating as FsrsRating
+from fsrs.scheduler import FUZZ_RANGES
 
 from scheduler._records import CardState, Rating, Review, check_rating
-from scheduler._time import require_aware
+from scheduler._time import require_aware, to_ms
 
 __all__ = ["Memory"]
 
@@ -22,8 +24,10 @@ _STATES = {name: state for state, name in _STATE_NAMES.items()}
 class Memory:
     """Computes the next CardState from the previous one and a rating (FSRS, default parameters).
 
-    The fuzzing scheduler is used only by ``review``; ``replay`` and ``preview`` never draw random numbers
-    (replay takes each due date from the log, so fuzz cannot change history).
+    Fuzz (fsrs's: a review interval of 3 days or more moved by a few days, so cards learned together spread
+    out) is drawn from a seed made of the item, the rating and the answer time in whole milliseconds, so
+    ``preview`` gives exactly the interval that ``review`` will give at that time: a button's label and the
+    note after saving agree. ``replay`` takes each due date from the log, so fuzz cannot change history.
     """
 
     def __init__(
@@ -33,26 +37,22 @@ class Memory:
             raise ValueError(f"desired_retention must be between 0 and 1, got {desired_retention!r}")
         if maximum_interval < 1:
             raise ValueError(f"maximum_interval must be at least 1 day, got {maximum_interval!r}")
-        self._scheduler = Scheduler(
-            desired_retention=desired_retention,
-            maximum_interval=maximum_interval,
-            enable_fuzzing=enable_fuzzing,
-        )
+        self._fuzzing = bool(enable_fuzzing)
         self._exact = Scheduler(
             desired_retention=desired_retention, maximum_interval=maximum_interval, enable_fuzzing=False
         )
 
     @property
     def desired_retention(self) -> float:
-        return self._scheduler.desired_retention
+        return self._exact.desired_retention
 
     @property
     def enable_fuzzing(self) -> bool:
-        return self._scheduler.enable_fuzzing
+        return self._fuzzing
 
     @property
     def maximum_interval(self) -> int:
-        return self._scheduler.maximum_interval
+        return self._exact.maximum_interval
 
     def __repr__(self) -> str:
         return (
@@ -68,7 +68,8 @@ class Memory:
 
     def review(self, state: CardState | None, item_id: str, rating: Rating, at: datetime) -> CardState:
         """The state after answering ``item_id`` (``state`` None for a new item) with ``rating`` at ``at``."""
-        return self._step(self._scheduler, state, item_id, check_rating(rating), require_aware(at, "at"))
+        rating, at = check_rating(rating), require_aware(at, "at")
+        return self._fuzzed(self._step(self._exact, state, item_id, rating, at), rating, at)
 
     def replay(self, item_id: str, reviews: Sequence[Review]) -> CardState:
         """Rebuild an item's state from its log rows (in log order); each due date is taken from the log."""
@@ -86,9 +87,24 @@ class Memory:
         return state
 
     def preview(self, state: CardState | None, item_id: str, at: datetime) -> dict[Rating, timedelta]:
-        """The interval each rating would lead to at ``at`` (without fuzz), e.g. for button labels."""
+        """The interval each rating would lead to at ``at`` (fuzz included), e.g. for button labels."""
         at = require_aware(at, "at")
-        return {rating: self._step(self._exact, state, item_id, rating, at).due - at for rating in Rating}
+        return {rating: self.review(state, item_id, rating, at).due - at for rating in Rating}
+
+    def _fuzzed(self, card: CardState, rating: Rating, at: datetime) -> CardState:
+        """``card`` with fsrs's fuzz applied to its review interval, drawn from a seed (see the class)."""
+        days = (card.due - at).days
+        if not self._fuzzing or card.state != "review" or days < 3:  # fsrs: no fuzz below 2.5 days
+            return card
+        delta = 1.0
+        for part in FUZZ_RANGES:
+            delta += part["factor"] * max(min(float(days), part["end"]) - part["start"], 0.0)
+        high = min(round(days + delta), self.maximum_interval)
+        low = min(max(2, round(days - delta)), high)
+        seed = hashlib.sha256(f"{card.item_id}|{int(rating)}|{to_ms(at)}".encode()).digest()
+        draw = random.Random(int.from_bytes(seed[:8], "big")).random()
+        fuzzed = min(round(draw * (high - low + 1) + low), self.maximum_interval)
+        return replace(card, due=at + timedelta(days=fuzzed))
 
     def retrievability(self, state: CardState, at: datetime) -> float:
         """FSRS's predicted chance of recall at ``at`` (elapsed time in whole days, as fsrs counts it)."""

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sqlite3
 import stat
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -117,22 +119,58 @@ def _look(path: Path, timeout_ms: int) -> str | Identity:
         problem = _header_problem(header, info.st_size, wal_exists)
         if problem is not None:
             raise StoreCorruptError(path, problem)
-    # With no -wal or -journal file the main file is complete: read it as immutable, which creates no
-    # -wal/-shm files. Otherwise read-only, so SQLite sees the committed pages still in the WAL.
-    mode = "mode=ro" if wal_exists or os.path.exists(f"{path}-journal") else "immutable=1"
-    uri = f"{path.absolute().as_uri()}?{mode}"
+    # Read the main file as immutable first: that creates no -wal/-shm file. With no -wal or -journal file it
+    # is complete; otherwise it may lack committed pages still in the WAL, and is looked at again below.
+    wal_or_journal = wal_exists or os.path.exists(f"{path}-journal")
+    try:
+        identity = _read(path, path, "immutable=1", timeout_ms)
+    except StoreError:
+        if not wal_or_journal:
+            raise
+        identity = None  # half written: SQLite, reading the WAL too, judges below
+    if identity is not None and identity[0] != APPLICATION_ID:
+        check_identity(path, identity)  # another program's tables: refused before SQLite makes any file
+    if not wal_or_journal:
+        assert identity is not None
+        check_identity(path, identity)
+        return identity
+    ours = identity is not None and identity[0] == APPLICATION_ID
+    if wal_exists and not ours and not os.path.exists(f"{path}-shm"):
+        identity = _read_copy(path, timeout_ms)  # reading it in place would leave a new -shm beside it
+    else:
+        identity = _read(path, path, "mode=ro", timeout_ms)  # sees the committed pages still in the WAL
+    check_identity(path, identity)
+    return identity
+
+
+def _read(path: Path, source: Path, mode: str, timeout_ms: int) -> Identity:
+    """The identity of the database file ``source`` (``path`` or a copy of it), opened with URI ``mode``."""
+    uri = f"{source.absolute().as_uri()}?{mode}"
     try:
         connection = sqlite3.connect(uri, uri=True, timeout=timeout_ms / 1000, isolation_level=None)
     except sqlite3.DatabaseError as exc:
         raise (translate(path, exc, timeout_ms) or StoreCorruptError(path, str(exc))) from exc
     try:
-        identity = _patiently(lambda: read_identity(connection), timeout_ms)
+        return _patiently(lambda: read_identity(connection), timeout_ms)
     except sqlite3.DatabaseError as exc:
         raise (translate(path, exc, timeout_ms) or StoreCorruptError(path, str(exc))) from exc
     finally:
         connection.close()
-    check_identity(path, identity)
-    return identity
+
+
+def _read_copy(path: Path, timeout_ms: int) -> Identity:
+    """The identity of ``path`` with its -wal, read from copies in a temporary folder (SQLite would create
+    a -shm file beside a WAL database it reads, and the file may be another program's)."""
+    with tempfile.TemporaryDirectory(prefix="store-look-") as folder:
+        copy = Path(folder) / "look.sqlite3"
+        try:
+            shutil.copyfile(path, copy)
+            shutil.copyfile(f"{path}-wal", f"{copy}-wal")
+        except FileNotFoundError:  # checkpointed and removed meanwhile: the main file is complete
+            return _read(path, path, "immutable=1", timeout_ms)
+        except OSError as exc:
+            raise from_os_error(path, exc) from exc
+        return _read(path, copy, "mode=ro", timeout_ms)
 
 
 def enable_wal(connection: sqlite3.Connection, timeout_ms: int) -> None:

@@ -18,9 +18,16 @@ _REVIEW_STATE = 2
 
 @dataclass(frozen=True)
 class Stats:
-    """A summary at one moment; every count is over the ``items`` given (removed items are ignored)."""
+    """A summary at one moment ``at``; every count is over the ``items`` given (removed items are ignored).
 
-    due_today: int  # due before the next rollover, overdue included
+    What is due today comes in two parts, so that each agrees with what a session shows: ``due_now`` is what
+    is due at ``at`` (overdue included), the due reviews a session started at ``at`` serves (before daily
+    limits; a session's "N due now"); ``due_later_today`` is what comes due after ``at`` and before the next
+    rollover (learning steps, mostly), served by a session started then.
+    """
+
+    due_now: int  # due at `at` or earlier
+    due_later_today: int  # due after `at`, before the next rollover
     due_next_7_days: tuple[int, ...]  # 7 counts: day 1..7 after today
     reviews_today: int  # scheduled answers since today's rollover (cram answers are not counted)
     reviews_total: int
@@ -73,9 +80,12 @@ def stats(store: Store, items: Sequence[Item], at: datetime, tz: tzinfo, rollove
         answered_today = store._answers_between(starts[0], starts[1])
         retention_rows = store._retention_rows()
     due = _due_per_day(due_times, ids, starts)
+    at_ms = to_ms(at)
+    due_now = sum(when <= at_ms for item_id, when in due_times if item_id in ids)
     seen = {item_id for item_id, _ in due_times}
     return Stats(
-        due_today=due[0],
+        due_now=due_now,
+        due_later_today=due[0] - due_now,
         due_next_7_days=tuple(due[1:8]),
         reviews_today=sum(item_id in ids for item_id, _ in answered_today),
         reviews_total=sum(counts.get(item_id, 0) for item_id in ids),

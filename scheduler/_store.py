@@ -1,7 +1,8 @@
 """One SQLite file per learner: an append-only review log (the truth), a card cache, a cram log, decks.
 
 Every write is ``BEGIN IMMEDIATE ... COMMIT`` in WAL mode, so several kernels and terminals can share it;
-reads that must agree with each other run inside ``Store.snapshot()``, one read transaction.
+a missing file may be created by the first write rather than by opening (``defer_create``). Reads that
+must agree with each other run inside ``Store.snapshot()``, one read transaction.
 Times are stored as integer milliseconds since the Unix epoch (UTC); ``record`` rounds ``at`` down to the
 millisecond so the Review it returns is exactly what a later read gives back.
 """
@@ -17,7 +18,7 @@ from datetime import datetime
 from pathlib import Path
 from types import TracebackType
 
-from scheduler._errors import StoreCorruptError, StoreNotFoundError
+from scheduler._errors import StoreAccessError, StoreCorruptError, StoreNotFoundError
 from scheduler._failures import from_os_error, translate
 from scheduler._memory import Memory
 from scheduler._opening import MISSING, enable_wal, inspect, migrate
@@ -75,9 +76,10 @@ class Store:
     """
 
     def __init__(
-        self, connection: sqlite3.Connection, path: Path, memory: Memory, busy_timeout_ms: int
+        self, connection: sqlite3.Connection | None, path: Path, memory: Memory, busy_timeout_ms: int
     ) -> None:
-        self._connection = connection
+        self._connection = connection  # None until the file exists (a store opened on a missing file)
+        self._closed = False
         self._lock = threading.RLock()
         self.path = path
         self.memory = memory
@@ -93,39 +95,71 @@ class Store:
         create: bool = True,
         memory: Memory | None = None,
         busy_timeout_ms: int = 5000,
+        defer_create: bool = False,
     ) -> Store:
-        """Open (or create) the store at ``path``; nothing is written before the file is known to be ours."""
+        """Open (or create) the store at ``path``; nothing is written before the file is known to be ours.
+
+        With ``create=True`` a missing file is created with its missing folders: here, or with
+        ``defer_create=True`` by the first write (``record``, ``record_cram``, ``enroll``), every read until
+        then seeing an empty store, so that a session that saves nothing leaves nothing behind. With
+        ``create=False`` a missing file is a StoreNotFoundError.
+        """
         path = Path(path)
         if isinstance(busy_timeout_ms, bool) or not isinstance(busy_timeout_ms, int) or busy_timeout_ms < 0:
             raise ValueError(f"busy_timeout_ms must be a non-negative int, got {busy_timeout_ms!r}")
-        if inspect(path, busy_timeout_ms) == MISSING:
+        store = cls(None, path, memory if memory is not None else Memory(), busy_timeout_ms)
+        if not store._connect(create=create and not defer_create) and not create:
+            raise StoreNotFoundError(path)
+        store._opened = True
+        return store
+
+    def _connect(self, *, create: bool) -> bool:
+        """Connect to the file (creating it when ``create``); False when it is missing and not created."""
+        if self._closed:
+            raise sqlite3.ProgrammingError("Cannot operate on a closed database.")
+        if self._connection is not None:
+            return True
+        path = self.path
+        if inspect(path, self.busy_timeout_ms) == MISSING:
             if not create:
-                raise StoreNotFoundError(path)
+                return False
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 raise from_os_error(path, exc) from exc
         try:
             connection = sqlite3.connect(
-                os.fspath(path), timeout=busy_timeout_ms / 1000, isolation_level=None, check_same_thread=False
+                os.fspath(path),
+                timeout=self.busy_timeout_ms / 1000,
+                isolation_level=None,
+                check_same_thread=False,
             )
         except sqlite3.Error as exc:
-            raise (translate(path, exc, busy_timeout_ms) or StoreCorruptError(path, str(exc))) from exc
-        store = cls(connection, path, memory if memory is not None else Memory(), busy_timeout_ms)
+            raise (translate(path, exc, self.busy_timeout_ms) or StoreCorruptError(path, str(exc))) from exc
+        opened, self._opened = self._opened, False  # problems found while setting up: reported as opening
         try:
-            with store._translated():
-                enable_wal(connection, busy_timeout_ms)
+            with self._translated():
+                enable_wal(connection, self.busy_timeout_ms)
                 connection.execute("PRAGMA synchronous = NORMAL")
                 migrate(connection, path)
         except BaseException:
             connection.close()
             raise
-        store._opened = True
-        return store
+        finally:
+            self._opened = opened
+        self._connection = connection
+        return True
+
+    @property
+    def exists(self) -> bool:
+        """Whether the file is open (False for a store opened on a missing file that nothing wrote yet)."""
+        return self._connection is not None
 
     def close(self) -> None:
         with self._lock:
-            self._connection.close()
+            self._closed = True
+            if self._connection is not None:
+                self._connection.close()
 
     def __enter__(self) -> Store:
         return self
@@ -162,21 +196,25 @@ class Store:
                     self._snapshots -= 1
                 return
             with self._translated():
-                self._connection.execute("BEGIN")  # deferred: the snapshot is taken at the first read
+                connected = self._connect(create=False)
+                if connected:
+                    self._connection.execute("BEGIN")  # type: ignore[union-attr]  # deferred: taken at first read
             self._snapshots = 1
             try:
-                yield self
+                yield self  # with no file yet, every read in the block sees an empty store
             finally:
                 self._snapshots = 0
-                if self._connection.in_transaction:
+                if self._connection is not None and self._connection.in_transaction:
                     self._connection.execute("ROLLBACK")  # it only read: nothing to keep
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
-        connection = self._connection
         with self._lock, self._translated():
             if self._snapshots:
                 raise RuntimeError("cannot write inside Store.snapshot(); write after the block ends")
+            self._connect(create=True)
+            connection = self._connection
+            assert connection is not None
             connection.execute("BEGIN IMMEDIATE")
             try:
                 yield connection
@@ -186,8 +224,34 @@ class Store:
                     connection.execute("ROLLBACK")
                 raise
 
+    def check_writable(self) -> None:
+        """Raise unless an answer could be written now: StoreAccessError for a file (or folder, or disk) that
+        cannot be written, StoreLockedError when another program holds the write lock past the busy timeout.
+        Writes nothing: the probe changes the file's header to what it already is, and rolls that back. With
+        no file yet, the folder that the first write would create it in is checked instead."""
+        with self._lock, self._translated():
+            if self._snapshots:
+                raise RuntimeError("cannot probe writing inside Store.snapshot(); probe after the block ends")
+            if not self._connect(create=False):
+                folder = next((parent for parent in self.path.parents if parent.exists()), None)
+                if folder is not None and not os.access(folder, os.W_OK):
+                    raise StoreAccessError(self.path, "read-only")
+                return
+            connection = self._connection
+            assert connection is not None
+            connection.execute("BEGIN IMMEDIATE")
+            try:
+                version = int(connection.execute("PRAGMA user_version").fetchone()[0])
+                connection.execute(f"PRAGMA user_version = {version}")
+            finally:
+                if connection.in_transaction:
+                    connection.execute("ROLLBACK")
+
     def _read(self, sql: str, parameters: tuple[object, ...] = ()) -> list[tuple]:  # type: ignore[type-arg]
         with self._lock, self._translated():
+            if self._connection is None and (self._snapshots or not self._connect(create=False)):
+                return []  # no file yet: an empty store
+            assert self._connection is not None
             return self._connection.execute(sql, parameters).fetchall()
 
     def record(self, item_id: str, rating: Rating, at: datetime, duration_ms: int | None = None) -> Review:
@@ -293,7 +357,10 @@ class Store:
         return [CramReview(item_id, Rating(rating), from_ms(at), ms) for item_id, rating, at, ms in rows]
 
     def rebuild_cache(self) -> None:
-        """Drop the card cache and rebuild it by replaying the whole log."""
+        """Drop the card cache and rebuild it by replaying the whole log (nothing to do without a file)."""
+        with self._lock, self._translated():
+            if not self._connect(create=False):
+                return
         with self._write() as connection:
             connection.execute("DELETE FROM cards")
             rows = connection.execute(

@@ -2,7 +2,8 @@
 
 Times are stored as integer milliseconds since the Unix epoch (UTC). A learner's day starts at
 ``rollover_hour`` o'clock local time (4 am by default, as in Anki), so a review at 03:59 still
-belongs to the previous day.
+belongs to the previous day. Where the clock falls back over that hour, the day starts at its first pass
+and is not left again: the day of a later instant is never an earlier day.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from datetime import date, datetime, timedelta, timezone, tzinfo
 __all__ = ["DayIndexer", "day_start", "day_starts", "from_ms", "require_aware", "to_ms"]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_EPOCH_DAY = date(1970, 1, 1)
 _ONE_MS = timedelta(milliseconds=1)
 _DAY_MS = 86_400_000
 _BUCKET_MS = 900_000  # UTC offsets change only on quarter hours
@@ -41,17 +43,47 @@ def _check_hour(rollover_hour: int) -> None:
         raise ValueError(f"rollover_hour must be an int from 0 to 23, got {rollover_hour!r}")
 
 
+def _wall(at: datetime, tz: tzinfo) -> datetime:
+    return at.astimezone(tz).replace(tzinfo=None)
+
+
 def _local_start(day: date, tz: tzinfo, rollover_hour: int) -> datetime:
-    return datetime(day.year, day.month, day.day, rollover_hour, tzinfo=tz).astimezone(timezone.utc)
+    """The first instant (UTC) at which the local clock reads ``day`` at ``rollover_hour`` o'clock or later.
+
+    Where the clock falls back over that hour it reads it twice: the first time counts. Where it springs
+    forward over it, it never reads it: the day starts at the jump.
+    """
+    wall = datetime(day.year, day.month, day.day, rollover_hour)
+    first = wall.replace(tzinfo=tz, fold=0).astimezone(timezone.utc)
+    if _wall(first, tz) == wall:
+        return first
+    # In a gap: fold=0 maps with the offset before the jump (after it), fold=1 with the one after (before it).
+    low, high = to_ms(wall.replace(tzinfo=tz, fold=1).astimezone(timezone.utc)), to_ms(first)
+    while high - low > 1:  # the clock reads below `wall` at `low` and at or past it at `high`
+        middle = (low + high) // 2
+        if _wall(from_ms(middle), tz) >= wall:
+            high = middle
+        else:
+            low = middle
+    return from_ms(high)
 
 
 def _local_day(at: datetime, tz: tzinfo, rollover_hour: int) -> date:
-    wall = require_aware(at, "at").astimezone(tz).replace(tzinfo=None)
-    return (wall - timedelta(hours=rollover_hour)).date()
+    """The learner's day containing ``at``: the last one started by then, so it never goes backwards."""
+    at = require_aware(at, "at")
+    day = (_wall(at, tz) - timedelta(hours=rollover_hour)).date()
+    while _local_start(day + timedelta(days=1), tz, rollover_hour) <= at:  # the clock fell back
+        day += timedelta(days=1)
+    return day
 
 
 def day_start(at: datetime, tz: tzinfo, rollover_hour: int = 4) -> datetime:
-    """The UTC-aware start of the learner's day that contains ``at``."""
+    """The UTC-aware start of the learner's day that contains ``at``.
+
+    A day starts at the first instant the local clock reads ``rollover_hour`` o'clock (or later, where the
+    clock jumps over it) on its date, and lasts until the next day starts: about 24 hours, never less than
+    zero, so the day of a later instant is never an earlier day.
+    """
     _check_hour(rollover_hour)
     return _local_start(_local_day(at, tz, rollover_hour), tz, rollover_hour)
 
@@ -64,13 +96,16 @@ def day_starts(at: datetime, tz: tzinfo, rollover_hour: int, count: int) -> list
 
 
 class DayIndexer:
-    """Maps a stored time (ms) to the number of the learner's day it falls in; fast over many rows."""
+    """Maps a stored time (ms) to the number of the learner's day it falls in (days since 1970-01-01, the
+    day of ``day_start``); fast over many rows."""
 
     def __init__(self, tz: tzinfo, rollover_hour: int = 4) -> None:
         _check_hour(rollover_hour)
         self._tz = tz
+        self._hour = rollover_hour
         self._shift = rollover_hour * 3_600_000
         self._offsets: dict[int, int] = {}
+        self._starts: dict[int, int] = {}
 
     def __call__(self, ms: int) -> int:
         bucket = ms // _BUCKET_MS
@@ -79,4 +114,14 @@ class DayIndexer:
             local = from_ms(bucket * _BUCKET_MS).astimezone(self._tz)
             offset = local.utcoffset() // _ONE_MS  # type: ignore[operator]
             self._offsets[bucket] = offset
-        return (ms + offset - self._shift) // _DAY_MS
+        day = (ms + offset - self._shift) // _DAY_MS
+        while self._start(day + 1) <= ms:  # the clock fell back over the rollover hour
+            day += 1
+        return day
+
+    def _start(self, day: int) -> int:
+        start = self._starts.get(day)
+        if start is None:
+            start = to_ms(_local_start(_EPOCH_DAY + timedelta(days=day), self._tz, self._hour))
+            self._starts[day] = start
+        return start

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 import subprocess
 import sys
 
@@ -100,6 +101,28 @@ def test_softmax_of_an_all_minus_inf_row_is_zero_where_torch_gives_nan():
     assert torch.softmax(torch.from_numpy(x), -1)[0].isnan().all()
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize(
+    ("shape", "axis"), [((3, 0), -1), ((0,), -1), ((2, 0, 3), 1), ((0, 4), -1), ((0, 4), 0)]
+)
+def test_softmax_of_an_empty_array_is_empty_like_torch(shape, axis, dtype):
+    x = np.empty(shape, dtype=dtype)
+    close(softmax(x, axis=axis), torch.softmax(torch.from_numpy(x), dim=axis), dtype)
+    close(softmax(x, axis=axis, temperature=0.5), torch.softmax(torch.from_numpy(x), dim=axis), dtype)
+
+
+def test_softmax_refuses_an_axis_out_of_range_like_torch():
+    with pytest.raises(np.exceptions.AxisError, match="axis 2 is out of bounds for array of dimension 2"):
+        softmax(np.empty((3, 0)), axis=2)
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        torch.softmax(torch.empty(3, 0), dim=2)
+
+
+def test_softmax_temperature_must_not_be_nan():
+    with pytest.raises(ValueError, match="temperature must be positive, got nan"):
+        softmax([1.0, 2.0], temperature=float("nan"))
+
+
 # --- scaled dot-product attention ------------------------------------------------------------------
 
 SDPA_SHAPES = [
@@ -192,6 +215,52 @@ def test_sdpa_large_scores_stay_finite():
     q, k, v = rand(rng, 4, 16) * 40, rand(rng, 4, 16) * 40, rand(rng, 4, 16)
     out, _ = scaled_dot_product_attention(q, k, v)
     close(out, F.scaled_dot_product_attention(*(torch.from_numpy(a) for a in (q, k, v))), np.float64)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("masked", [False, True])
+def test_sdpa_with_no_keys_gives_zero_outputs_and_empty_weights_like_torch(masked, dtype):
+    rng = np.random.default_rng(6)
+    q, k, v = (
+        rand(rng, 2, 3, 4, dtype=dtype),
+        rand(rng, 2, 0, 4, dtype=dtype),
+        rand(rng, 2, 0, 5, dtype=dtype),
+    )
+    mask = np.ones((3, 0), dtype=bool) if masked else None
+    out, weights = scaled_dot_product_attention(q, k, v, mask)
+    tq, tk, tv = (torch.from_numpy(a) for a in (q, k, v))
+    expected = F.scaled_dot_product_attention(
+        tq, tk, tv, attn_mask=None if mask is None else torch.from_numpy(mask)
+    )
+    close(out, expected, dtype)
+    np.testing.assert_array_equal(out, np.zeros((2, 3, 5)))
+    close(weights, torch_weights(q, k, mask), dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_sdpa_with_no_queries_matches_torch(dtype):
+    rng = np.random.default_rng(7)
+    q, k, v = (
+        rand(rng, 2, 0, 4, dtype=dtype),
+        rand(rng, 2, 3, 4, dtype=dtype),
+        rand(rng, 2, 3, 5, dtype=dtype),
+    )
+    out, weights = scaled_dot_product_attention(q, k, v)
+    close(out, F.scaled_dot_product_attention(*(torch.from_numpy(a) for a in (q, k, v))), dtype)
+    assert weights.shape == (2, 0, 3)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_sdpa_with_d_k_zero_averages_the_values_like_torch(dtype):
+    rng = np.random.default_rng(8)
+    q, k, v = (
+        rand(rng, 2, 3, 0, dtype=dtype),
+        rand(rng, 2, 4, 0, dtype=dtype),
+        rand(rng, 2, 4, 5, dtype=dtype),
+    )
+    out, weights = scaled_dot_product_attention(q, k, v)
+    close(out, F.scaled_dot_product_attention(*(torch.from_numpy(a) for a in (q, k, v))), dtype)
+    np.testing.assert_allclose(weights, np.full((2, 3, 4), 0.25), rtol=0, atol=1e-7)
 
 
 # --- self-attention --------------------------------------------------------------------------------
@@ -326,6 +395,30 @@ def test_multi_head_attention_matches_torch_with_copied_weights(b, t_q, t_k, d, 
     close(out, t_out, dtype)
     close(weights, t_weights, dtype)
     assert weights.shape == (b, h, t_q, t_k)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_multi_head_attention_with_no_keys_gives_the_output_bias_like_torch(dtype):
+    mha = torch_mha(8, 2, True, dtype)
+    rng = np.random.default_rng(12)
+    x_q, x_kv = rand(rng, 2, 3, 8, dtype=dtype), rand(rng, 2, 0, 8, dtype=dtype)
+    out, weights = multi_head_attention(x_q, x_kv, n_heads=2, **copied_weights(mha))
+    t_kv = torch.from_numpy(x_kv)
+    t_out, t_weights = mha(torch.from_numpy(x_q), t_kv, t_kv, need_weights=True, average_attn_weights=False)
+    close(out, t_out, dtype)
+    close(weights, t_weights, dtype)
+    assert weights.shape == (2, 2, 3, 0)
+
+
+@pytest.mark.parametrize("n_heads", [0, -2, 2.0, True])
+def test_split_heads_and_the_counts_refuse_a_head_count_that_is_not_a_positive_integer(n_heads):
+    message = f"n_heads must be a positive integer, got {n_heads!r}"
+    with pytest.raises(ValueError, match=re.escape(message)):
+        split_heads(np.ones((2, 4)), n_heads)
+    with pytest.raises(ValueError, match=re.escape(message)):
+        mha_param_count(4, n_heads)
+    with pytest.raises(ValueError, match=re.escape(message)):
+        mha_flop_count(2, 2, 4, n_heads)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

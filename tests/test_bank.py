@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import io
 import json
+import random
+import re
+import timeit
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from course import _toml
-from course.bank import Bank, BankError, Option, Question, load_bank
+from course.bank import Bank, BankError, Option, Question, _without_code, load_bank
+from course.cli import main
 from course.lessons import LESSONS, QUIZ_LESSONS, lesson_id, lesson_title
+from course.lint import sentence_count
 
 RECALL = """
 [[question]]
@@ -706,6 +713,36 @@ def test_parse_number_rejects_other_text(typed: str) -> None:
     assert str(caught.value) == f"not a number: {typed!r}"
 
 
+@pytest.mark.parametrize(
+    ("typed", "value"),
+    [
+        ("3/4", 0.75),
+        ("-1/2", -0.5),
+        ("\N{MINUS SIGN}1/2", -0.5),
+        (" 3 / 4 h", 0.75),
+        ("1/-4", -0.25),
+        ("1.5/3", 0.5),
+        ("1e-3", 0.001),
+        ("2.5E3h", 2500.0),
+        ("1E-3/1e-3", 1.0),
+    ],
+)
+def test_parse_number_fractions_and_scientific_notation(typed: str, value: float) -> None:
+    q = _question("numeric", answer=0.75, tolerance=0.0, unit="h")
+    assert q.parse_number(typed) == value
+    assert q.is_correct(typed) is (value == 0.75)
+
+
+@pytest.mark.parametrize(
+    "typed", ["1/0", "0/0", "1/0.0", "3/4/5", "/4", "3/", "/", "inf/2", "1/nan", "3//4", "e3"]
+)
+def test_parse_number_rejects_bad_fractions(typed: str) -> None:
+    q = _question("numeric", answer=0.75, tolerance=0.0, unit="h")
+    with pytest.raises(ValueError) as caught:
+        q.parse_number(typed)
+    assert str(caught.value) == f"not a number: {typed!r}"
+
+
 def test_is_correct_recall_raises() -> None:
     with pytest.raises(TypeError) as caught:
         _question("recall").is_correct("A")
@@ -781,3 +818,107 @@ def test_lesson_title() -> None:
     assert lesson_title("02") == "Scaled dot-product attention"
     assert lesson_title("review") == "Review"
     assert lesson_title("xx") == "xx"
+
+
+# ---- bank input of any size gets a named problem, in time linear in its size
+
+TOO_DEEP = "not valid TOML: nested too deeply (more than 100 levels)"
+DEEP = 100_000
+
+
+def best_time(work: Callable[[], object]) -> float:
+    return min(timeit.repeat(work, number=1, repeat=3))
+
+
+@pytest.mark.parametrize(
+    "nested",
+    [
+        pytest.param("x = " + "[" * DEEP + "]" * DEEP + "\n", id="arrays"),
+        pytest.param("x = " + "{ a = " * DEEP + "1" + " }" * DEEP + "\n", id="inline tables"),
+        pytest.param("x = " + "[" * DEEP + "\n", id="unclosed arrays"),
+        pytest.param(".".join(["x"] * DEEP) + " = 1\n", id="dotted key"),
+        pytest.param(".".join(['"x"'] * DEEP) + " = 1\n", id="quoted dotted key"),
+        pytest.param("[" + ".".join(["x"] * DEEP) + "]\n", id="table header"),
+        pytest.param("[[" + ".".join(["x"] * DEEP) + "]]\n", id="array of tables header"),
+    ],
+)
+def test_a_file_nested_100000_deep_is_one_named_problem(tmp_path: Path, nested: str) -> None:
+    assert problems(tmp_path, {F: lesson_file() + nested}) == [f"{F}: {TOO_DEEP}"]
+
+
+def test_check_prints_one_line_for_a_file_nested_too_deeply(tmp_path: Path) -> None:
+    (tmp_path / F).write_text(lesson_file() + "x = " + "[" * DEEP + "]" * DEEP + "\n", encoding="utf-8")
+    out = io.StringIO()
+    assert main(["check", "--bank", str(tmp_path)], stdout=out, stderr=io.StringIO()) != 0
+    assert out.getvalue() == f"{F}: {TOO_DEEP}\nquestion bank has 1 problem\n"
+
+
+def test_nesting_up_to_100_levels_is_parsed() -> None:
+    assert _toml.loads("x = " + "[" * 100 + "]" * 100) == {"x": _nested_list(100)}
+    key = _toml.loads(".".join(["x"] * 100) + " = 1")
+    for _ in range(99):
+        key = key["x"]
+    assert key == {"x": 1}
+    with pytest.raises(_toml.TOMLDecodeError) as caught:
+        _toml.loads("x = " + "[" * 101 + "]" * 101)
+    assert str(caught.value) == "nested too deeply (more than 100 levels)"
+    with pytest.raises(_toml.TOMLDecodeError) as caught:
+        _toml.loads(".".join(["x"] * 101) + " = 1")
+    assert str(caught.value) == "nested too deeply (more than 100 levels)"
+
+
+def _nested_list(depth: int) -> list[object]:
+    value: list[object] = []
+    for _ in range(depth - 1):
+        value = [value]
+    return value
+
+
+def test_brackets_and_dots_in_strings_and_comments_are_not_nesting() -> None:
+    text = "[" * DEEP + "." * DEEP
+    document = (
+        f'a = "{text}"\nb = \'{text}\'\nc = """\n{text}\\"\n"""\nd = \'\'\'\n{text}\n\'\'\'\n# {text}\n'
+        f'"{text}" = 1\ne = [1.5, 2.5, 1979-05-27T07:32:00.999]\n'
+    )
+    data = _toml.loads(document)
+    assert data["a"] == data["b"] == text
+    assert data["c"] == text + '"\n'
+    assert data[text] == 1
+
+
+def test_a_prompt_of_unclosed_code_fences_is_validated_in_linear_time(tmp_path: Path) -> None:
+    def bank_with_fences(n: int, folder: str) -> Path:
+        directory = tmp_path / folder
+        directory.mkdir()
+        prompt = "```x\n" * n
+        (directory / F).write_text(lesson_file(question(f"prompt = '''{prompt}'''")), encoding="utf-8")
+        return directory
+
+    small, large = bank_with_fences(2_000, "small"), bank_with_fences(20_000, "large")
+    assert len(load_bank(large)) == 1
+    # A linear scan takes about 10 times as long for 10 times the fences; the quadratic one took about 100.
+    assert best_time(lambda: load_bank(large)) < 30 * best_time(lambda: load_bank(small))
+    # ... and a '$' after them is still found unbalanced
+    (large / F).write_text(lesson_file(question("prompt = '''" + "```x\n" * 20_000 + "$'''")))
+    assert problems(large, {}) == [f"{Q}: field 'prompt': {MATH}"]
+
+
+def test_many_sentence_ends_are_counted_in_linear_time() -> None:
+    # `python -m course check` lints a valid bank: a recall answer of 40,000 sentences must not stall it
+    small, large = "a. " * 4_000, "a. " * 40_000
+    assert sentence_count(large) == 40_000
+    assert best_time(lambda: sentence_count(large)) < 30 * best_time(lambda: sentence_count(small))
+    assert sentence_count("See e.g. this. And I.E. that, etc. and so") == 2
+
+
+# The definition of code the scan implements, as the regular expression it replaced (quadratic on unclosed
+# fences): a fenced block from a line starting with ``` to the next line that is only ```, or an inline span.
+CODE = re.compile(r"^```.*?^```[ \t]*$|`[^`\n]+`", re.MULTILINE | re.DOTALL)
+
+
+def test_the_linear_code_scan_removes_what_the_regular_expression_removes() -> None:
+    rng = random.Random(24)
+    pieces = ["`", "```", "\n", " ", "x", "$", "\\", "\t", "\n```\n", "```x", "\n``` \t\n"]
+    for _ in range(20_000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 30)))
+        assert _without_code(text) == CODE.sub("", text), text

@@ -4,7 +4,9 @@ JupyterLab starts as the README's start command starts it: at the top of the cou
 workbook (written by `course.workbook`). The welcome is opened with no output under any cell; it runs from top
 to bottom, its exercises saying "not written yet". The welcome quiz's first question is answered; after a
 restart (no kernel left), the workbook's review.ipynb must serve the lesson's other questions, not that one,
-and save the answer to the next one.
+and save the answer to the next one. A second test answers a numeric, three choice and a recall question of
+the welcome quiz with the keyboard alone, runs axe-core on the course's outputs and widgets, and checks that
+notebook shortcuts stay out of the quiz and that a quiz whose kernel is gone says what to do.
 
 Needs the system Chromium (``apt-get install chromium`` on Debian) and the playwright Python package; nothing
 is downloaded. Without them the browser tests are skipped, except on CI (``CI`` set), where they fail.
@@ -25,10 +27,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from browser import chromium
+from browser import axe, chromium
 from browser import notebook as nb
 from browser.lab import JupyterLab
 
+from course.widgets._common import STALE_TEXT
+from course.widgets._render import plain_text
 from course.workbook import write_workbook
 
 if TYPE_CHECKING:
@@ -116,9 +120,9 @@ def answer_right(page: Any, area: Any, question: Question) -> None:
 
     What to click is read from the page (a "Show answer" button, option buttons or a text box); the bank only
     supplies the right answer. The options are shown in a new order each time, so the right one is found by
-    its text: each option button's tooltip (its title) is "Answer <letter>: <the option's text>".
+    its text: each option button's accessible name is "Answer <letter>: <the option's text>" (plain text).
     """
-    controls = area.get_by_role("button", name=re.compile(r"^(Show answer|Answer A|Check)$"))
+    controls = area.get_by_role("button", name=re.compile(r"^(Show answer|Answer A: .*|Check)$"))
     controls.first.wait_for()  # the child views render after the title and progress
     show = area.get_by_role("button", name="Show answer", exact=True)
     if show.count():
@@ -128,15 +132,25 @@ def answer_right(page: Any, area: Any, question: Question) -> None:
         keep_screenshot(page, "answer-shown")
         good.click()
         return
-    if area.get_by_role("button", name="Answer A", exact=True).count():
-        right = next(option.text for option in question.options if option.correct)
-        button = area.get_by_title(re.compile(rf"^Answer [A-F]: {re.escape(right)}$"))
-        assert button.count() == 1, f"no single option button shows {right!r}"
+    if area.get_by_role("button", name=re.compile(r"^Answer A: ")).count():
+        button = area.get_by_role("button", name=right_option_name(question))
+        assert button.count() == 1, f"no single option button is named for {question.id}'s right answer"
         button.click()
     else:
         area.get_by_role("textbox").fill(str(question.answer))
         area.get_by_role("button", name="Check", exact=True).click()
     area.get_by_role("button", name=re.compile(r"^(Next|Finish)$")).click()  # saves the preselected Good
+
+
+def right_option_name(question: Question) -> re.Pattern[str]:
+    right = next(option.text for option in question.options if option.correct)
+    return re.compile(rf"^Answer [A-F]: {re.escape(plain_text(right))}$")
+
+
+def no_violations(page: Any, selector: str) -> None:
+    """axe-core finds nothing wrong in the current notebook's elements matching `selector`."""
+    found = axe.violations(page, selector)
+    assert found == [], "axe-core:\n" + "\n".join(found)
 
 
 def restart_kernels(lab: JupyterLab, page: Any, timeout: float = 10.0) -> None:
@@ -155,9 +169,9 @@ def review_stats_lines(new_left: int) -> list[set[str]]:
     """
     # The question is due again in 10 minutes: today, unless today's rollover (04:00 local) comes first.
     week = [0] * 7
-    due_tomorrow = f"Due today: 0   next 7 days: {[1, *week[1:]]}"
     return [
-        {f"Due today: 1   next 7 days: {week}", due_tomorrow},
+        {"Due now: 0   later today: 1", "Due now: 0   later today: 0"},
+        {f"Next 7 days: {week}", f"Next 7 days: {[1, *week[1:]]}"},
         {"Reviews today: 1   in total: 1"},
         {"True retention: n/a"},  # a first answer is not a review of an already-learned question
         {f"New questions available: {new_left}"},
@@ -196,7 +210,7 @@ def test_welcome_quiz_then_review_after_a_restart_in_the_browser(tmp_path: Path)
         assert not db.exists(), "showing the quiz must not create the progress database"
 
         answer_right(page, quiz, first)
-        quiz.get_by_text("Saved: Good.").wait_for()
+        quiz.get_by_text("Previous question: Saved: Good.").wait_for()
         keep_screenshot(page, "after")
         with Store.open(db, create=False) as store:
             assert [(review.item_id, review.rating) for review in store.reviews()] == [
@@ -218,24 +232,27 @@ def test_welcome_quiz_then_review_after_a_restart_in_the_browser(tmp_path: Path)
         left = len(questions) - 1
         lesson = f"From lesson 00, {LESSONS['00'][0]}."
         header = review.locator(".widget-html", has_text="this session:")
-        expect(header).to_have_text(f"{left} left (this session: 0 due, {left} new; 0 answered). {lesson}")
+        expect(header).to_have_text(
+            f"{left} left (this session: 0 due now, {left} new; 0 answered). {lesson}"
+        )
         prompt = review.locator(".widget-htmlmath").first  # the title and progress are plain HTML
         expect(prompt).to_have_text(second.prompt)
         nb.wait_for_text(page, ".jp-OutputArea-output", "days shown")  # the last cell printed
-        stats = panel.locator(".jp-OutputArea-output", has_text="Due today:").inner_text()
+        stats = panel.locator(".jp-OutputArea-output", has_text="Due now:").inner_text()
         stats += "\n" + panel.locator(".jp-OutputArea-output", has_text="days shown").inner_text()
         lines = set(stats.splitlines())
         for expected in review_stats_lines(left):
             assert expected & lines, f"none of {sorted(expected)} printed: {sorted(lines)}"
         nb.wait_math_typeset(page, ".widget-htmlmath")
         keep_screenshot(page, "review-before", show=review)
+        no_violations(page, ".course-widget")
 
         # 5. Answering it saves it and moves on to the next new question.
         answer_right(page, review, second)
         # JupyterLab runs widget callbacks on a kernel thread other than the cell's: the save must work there.
         expect(header).to_contain_text("; 1 answered)", timeout=3_000)  # a save takes milliseconds
         expect(header).to_have_text(
-            f"{left - 1} left (this session: 0 due, {left} new; 1 answered). {lesson}"
+            f"{left - 1} left (this session: 0 due now, {left} new; 1 answered). {lesson}"
         )
         expect(prompt).to_have_text(third.prompt)
         review.get_by_text("Previous question: Saved: Good.").wait_for()
@@ -244,6 +261,140 @@ def test_welcome_quiz_then_review_after_a_restart_in_the_browser(tmp_path: Path)
     with Store.open(db, create=False) as store:
         reviews = [(review.item_id, review.rating) for review in store.reviews()]
     assert reviews == [(first.id, Rating.GOOD), (second.id, Rating.GOOD)]
+
+
+# The current notebook's cell count and active cell: notebook shortcuts change them.
+_CELLS = """() => {
+  const notebook = window.jupyterapp.shell.currentWidget.content;
+  return [notebook.widgets.length, notebook.activeCellIndex];
+}"""
+_FOCUSED_NAME = "() => document.activeElement && document.activeElement.getAttribute('aria-label')"
+
+
+def tab_to(page: Any, name: re.Pattern[str], most: int = 12) -> None:
+    """Press Tab until the focused element's aria-label matches `name`."""
+    for _ in range(most):
+        if name.match(page.evaluate(_FOCUSED_NAME) or ""):
+            return
+        page.keyboard.press("Tab")
+    raise AssertionError(f"no element named {name.pattern} within {most} Tabs")
+
+
+@pytest.mark.browser
+@pytest.mark.timeout(150, method="signal")
+def test_the_welcome_quiz_by_keyboard_alone_and_axe_in_the_browser(tmp_path: Path) -> None:
+    """A numeric, three choice and a recall question answered with the keyboard alone; axe-core finds no
+    violation in the course's outputs; notebook shortcuts stay out of the quiz; after the kernel is gone the
+    quiz says what to do."""
+    require_browser()
+    from playwright.sync_api import expect
+
+    from course import load_bank
+    from scheduler import Rating, Store
+
+    questions = load_bank().questions("00")
+    assert [question.kind for question in questions[:5]] == [
+        "numeric",
+        "choice",
+        "choice",
+        "choice",
+        "recall",
+    ]
+    with lab_in_browser(tmp_path) as (lab, page, db):
+        open_notebook(lab, page, WELCOME, db)
+        nb.run_all(page)
+        nb.wait_for_text(page, ".jp-OutputArea-output", "Quiz: lesson 00")
+        quiz = page.locator(".jp-OutputArea-output", has_text="Quiz: lesson 00")
+        quiz.get_by_text("Question 1 / ").wait_for()
+        nb.wait_math_typeset(page, ".widget-htmlmath")
+        expect(quiz.locator(".course-widget")).to_have_attribute("data-lm-suppress-shortcuts", "true")
+        status = quiz.get_by_role("status")
+        sizes = page.evaluate(
+            """() => ['.course-widget .widget-htmlmath-content', '.course-widget button',
+              '.jp-RenderedMarkdown p'].map((selector) => getComputedStyle(document.querySelector(selector))
+              .fontSize)"""
+        )
+        assert sizes == ["14px", "14px", "14px"], "the quiz's text has the notebook's size"
+        no_violations(page, ".jp-OutputArea-output")  # every output of the welcome, the quiz among them
+
+        # 1. Numeric: typing, then Tab to reach Check, grades nothing; Enter on Check does.
+        quiz.get_by_role("textbox").focus()
+        page.keyboard.type(str(questions[0].answer))
+        page.keyboard.press("Tab")
+        expect(quiz.get_by_role("button", name="Check", exact=True)).to_be_focused()
+        page.wait_for_timeout(500)  # time enough for the kernel to grade, were it to
+        assert quiz.get_by_text("✓ Right").count() == 0 and not db.exists()
+        page.keyboard.press("Enter")
+        expect(status).to_have_text(f"✓ Right: {questions[0].answer}. Not saved yet: press Next to save it.")
+        next_button = quiz.get_by_role("button", name="Next", exact=True)
+        expect(next_button).to_be_focused()
+        ring = next_button.evaluate(
+            "(e) => [getComputedStyle(e).outlineStyle, getComputedStyle(e).outlineWidth, "
+            "getComputedStyle(e).outlineColor]"
+        )
+        assert ring == ["solid", "2px", "rgb(25, 118, 210)"]  # 4.6:1 against the white page
+        no_violations(page, ".course-widget")  # the verdict, the explanation, the ratings
+        page.keyboard.press("Shift+Tab")  # to the ratings: real radio buttons, Good checked
+        expect(quiz.get_by_role("radio", name=re.compile(r"^Good\b"))).to_be_focused()
+        expect(quiz.get_by_role("radio", name=re.compile(r"^Good\b"))).to_be_checked()
+        page.keyboard.press("ArrowDown")
+        expect(quiz.get_by_role("radio", name=re.compile(r"^Easy\b"))).to_be_checked()
+        page.keyboard.press("Tab")
+        expect(next_button).to_be_focused()
+        page.keyboard.press("Enter")
+        expect(status).to_have_text(re.compile(r"^Saved: Easy\. It comes back in "))
+
+        # 2-4. Choice: the focus is on option A; the notebook's shortcuts do nothing there.
+        for question in questions[1:4]:
+            first_option = quiz.get_by_role("button", name=re.compile(r"^Answer A: "))
+            expect(first_option).to_be_focused()
+            before = page.evaluate(_CELLS)
+            page.keyboard.press("ArrowDown")
+            page.keyboard.press("a")
+            assert page.evaluate(_CELLS) == before, "a notebook shortcut fired inside the quiz"
+            expect(first_option).to_be_focused()
+            tab_to(page, right_option_name(question))
+            page.keyboard.press("Enter")
+            expect(status).to_have_text("✓ Right. Not saved yet: press Next to save it.")
+            expect(next_button).to_be_focused()
+            page.keyboard.press("Enter")
+            expect(status).to_have_text(re.compile(r"^Saved: Good\. It comes back in "))
+
+        # 5. Recall: Show answer, then Good, each focused in turn.
+        show = quiz.get_by_role("button", name="Show answer", exact=True)
+        expect(show).to_be_focused()
+        page.keyboard.press("Enter")
+        good = quiz.get_by_role("button", name=re.compile(r"^Good\b"))
+        expect(good).to_be_focused()
+        page.keyboard.press("Enter")
+        expect(status).to_have_text(re.compile(r"^Saved: Good\. It comes back in "))
+        with Store.open(db, create=False) as store:
+            saved = [(review.item_id, review.rating) for review in store.reviews()]
+        ratings = [Rating.EASY, Rating.GOOD, Rating.GOOD, Rating.GOOD, Rating.GOOD]
+        assert saved == [
+            (question.id, rating) for question, rating in zip(questions[:5], ratings, strict=True)
+        ]
+
+        # 6. The last question (skipped to from the kernel): after Finish the focus is on the summary.
+        find = "w = next(o for o in Out.values() if type(o).__name__ == 'QuizWidget')"
+        assert nb.kernel_exec(page, f"{find}\nw.index = 11\nw._show_current()") == ""
+        quiz.get_by_text("Question 12 / 12").wait_for()
+        tab_to(page, right_option_name(questions[11]))
+        page.keyboard.press("Enter")
+        expect(quiz.get_by_role("button", name="Finish", exact=True)).to_be_focused()
+        page.keyboard.press("Enter")
+        expect(status).to_have_text(re.compile(r"^6 of 12 right\. Next review of this lesson: "))
+        expect(quiz.locator(".course-summary")).to_be_focused()
+
+        # 7. The kernel is gone: the quiz still shows, and pressing Enter in it says what to do.
+        back = "w.index = 5\nw._show_current()"
+        assert nb.kernel_exec(page, back) == ""
+        quiz.get_by_text("Question 6 / 12").wait_for()
+        restart_kernels(lab, page)
+        box = quiz.get_by_role("textbox")
+        box.fill(str(questions[5].answer))
+        box.press("Enter")
+        expect(quiz.get_by_role("alert")).to_have_text(STALE_TEXT, timeout=10_000)
 
 
 @pytest.mark.parametrize("ci", ["", "1"])

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
+
 import numpy as np
 import pytest
 import torch
@@ -295,6 +298,68 @@ def multi_head_no_swap(x_q, x_kv, w_q, w_k, w_v, w_o, n_heads):
     return scaled_dot_product_attention(q, k, v)[0].reshape(b, -1, d) @ w_o
 
 
+def multi_head_scaled(scale_for):
+    """Multi-head attention that scales each head's scores by ``scale_for(d_model, d_head)``."""
+
+    def multi_head(x_q, x_kv, w_q, w_k, w_v, w_o, n_heads):
+        d_model = x_q.shape[-1]
+        scale = scale_for(d_model, d_model // n_heads)
+        return merge_heads(heads(x_q, x_kv, w_q, w_k, w_v, n_heads, scale=scale)[0]) @ w_o
+
+    return multi_head
+
+
+multi_head_unscaled = multi_head_scaled(lambda d_model, d_head: 1.0)
+multi_head_divided_by_d_model = multi_head_scaled(lambda d_model, d_head: 1 / d_model)
+multi_head_divided_by_d_head = multi_head_scaled(lambda d_model, d_head: 1 / d_head)
+
+
+def multi_head_float16(*args):
+    return multi_head_attention(*args)[0].astype(np.float16)
+
+
+def multi_head_transposed_weights(x_q, x_kv, w_q, w_k, w_v, w_o, n_heads):
+    return multi_head_attention(x_q, x_kv, w_q.T, w_k.T, w_v.T, w_o.T, n_heads)
+
+
+def multi_head_keys_from_x_q(x_q, x_kv, w_q, w_k, w_v, w_o, n_heads):
+    return multi_head_attention(x_q, x_q, w_q, w_k, w_v, w_o, n_heads)[0]
+
+
+def multi_head_returns_weights(*args):
+    return multi_head_attention(*args)[1]
+
+
+def masked_returns_weights(q, k, v, mask):
+    return scaled_dot_product_attention(q, k, v, mask)[1]
+
+
+def masked_scores_times_mask(q, k, v, mask):
+    return softmax(scores(q, k) * mask) @ v
+
+
+def attention_weights_first(q, k, v):
+    out, weights = scaled_dot_product_attention(q, k, v)
+    return weights, out
+
+
+def attend_one_integer_buffer(q, K, V):
+    weights = softmax(K @ q / np.sqrt(len(q)))
+    out = np.zeros(V.shape[1], dtype=int)
+    for weight, v in zip(weights, V, strict=True):
+        out = out + (weight * v).astype(int)
+    return out
+
+
+def split_reshape_only(x, n_heads):
+    b, t, d = x.shape
+    return x.reshape(b, t, n_heads, d // n_heads)
+
+
+def merge_swap_only(x):
+    return x.swapaxes(1, 2)
+
+
 def causal_inverted(t):
     return np.triu(np.ones((t, t), dtype=bool), k=1)
 
@@ -430,7 +495,10 @@ WRONG = [
     pytest.param(
         check_weighted_average,
         weighted_average_column,
-        "✗ weighted_average, case 1 of 4 (3 vectors of size 2): the output has shape (2, 1), expected (2,).",
+        (
+            "✗ weighted_average, case 1 of 4 (3 vectors of size 2): the output has shape (2, 1), expected "
+            "(2,); the values are right, with an extra axis of length 1."
+        ),
         id="weighted_average_column",
     ),
     pytest.param(
@@ -464,8 +532,9 @@ WRONG = [
         check_softmax,
         softmax_no_keepdims,
         (
-            "✗ softmax, case 2 of 8 (2 rows of 4 scores): your function raised ValueError: operands "
-            "could not be broadcast together with shapes (2,4) (2,)."
+            "✗ softmax, case 2 of 8 (2 rows of 4 scores): your function raised ValueError: operands could "
+            "not be broadcast together with shapes (2,4) (2,) (x has several rows here: take each row's "
+            "maximum and sum with axis=-1, keepdims=True, so that they broadcast against x)."
         ),
         id="softmax_no_keepdims",
     ),
@@ -492,7 +561,7 @@ WRONG = [
         attend_one_unscaled,
         (
             "✗ attend_one, case 1 of 4 (T_k = 4 keys, d_k = 3, d_v = 2): output[0] is 1.0142, expected "
-            "1.05552; it matches attention without the 1/√d_k scaling."
+            "1.05552; it matches attention without scaling; scale the scores by 1/√d_k."
         ),
         id="attend_one_unscaled",
     ),
@@ -501,7 +570,7 @@ WRONG = [
         attend_one_divided_by_d_k,
         (
             "✗ attend_one, case 1 of 4 (T_k = 4 keys, d_k = 3, d_v = 2): output[0] is 1.06521, expected "
-            "1.05552; it matches dividing the scores by d_k instead of √d_k."
+            "1.05552; it matches scaling by 1/d_k; scale the scores by 1/√d_k."
         ),
         id="attend_one_divided_by_d_k",
     ),
@@ -588,7 +657,7 @@ WRONG = [
         attention_unscaled,
         (
             "✗ attention, case 1 of 6 (3 positions, d_k = 4): output[0, 0] is 0.513412, expected "
-            "0.415129; it matches attention without the 1/√d_k scaling."
+            "0.415129; it matches attention without scaling; scale the scores by 1/√d_k."
         ),
         id="attention_unscaled",
     ),
@@ -597,7 +666,7 @@ WRONG = [
         attention_unscaled_with_weights,
         (
             "✗ attention, case 1 of 6 (3 positions, d_k = 4): weights[0, 0] is 0.411429, expected "
-            "0.392757; it matches attention without the 1/√d_k scaling."
+            "0.392757; it matches attention without scaling; scale the scores by 1/√d_k."
         ),
         id="attention_unscaled_with_weights",
     ),
@@ -605,9 +674,10 @@ WRONG = [
         check_attention,
         attention_k_not_transposed,
         (
-            "✗ attention, case 1 of 6 (3 positions, d_k = 4): your function raised ValueError: "
-            "matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature "
-            "(n?,k),(k,m?)->(n?,m?) (size 3 is different from 4)."
+            "✗ attention, case 1 of 6 (3 positions, d_k = 4): your function raised ValueError: matmul: "
+            "Input operand 1 has a mismatch in its core dimension 0, with gufunc signature "
+            "(n?,k),(k,m?)->(n?,m?) (size 3 is different from 4) (the scores are q @ kᵀ: swap the last "
+            "two axes of k with np.swapaxes(k, -1, -2); k.T reverses every axis, batch axes too)."
         ),
         id="attention_k_not_transposed",
     ),
@@ -634,9 +704,10 @@ WRONG = [
         check_attention,
         attention_dot_t,
         (
-            "✗ attention, case 5 of 6 (batch axes (2, 3)): your function raised ValueError: matmul: "
-            "Input operand 1 has a mismatch in its core dimension 0, with gufunc signature "
-            "(n?,k),(k,m?)->(n?,m?) (size 3 is different from 8)."
+            "✗ attention, case 5 of 6 (batch axes (2, 3)): your function raised ValueError: matmul: Input "
+            "operand 1 has a mismatch in its core dimension 0, with gufunc signature "
+            "(n?,k),(k,m?)->(n?,m?) (size 3 is different from 8) (the scores are q @ kᵀ: swap the last "
+            "two axes of k with np.swapaxes(k, -1, -2); k.T reverses every axis, batch axes too)."
         ),
         id="attention_dot_t",
     ),
@@ -722,7 +793,8 @@ WRONG = [
         masked_ignored,
         (
             "✗ masked attention, case 1 of 8 (causal mask, T = 4): query 0 attends to masked key 1 "
-            "(weights[0, 1] = 0.282184, expected 0)."
+            "(weights[0, 1] = 0.282184, expected 0); it matches attention without the mask; set the "
+            "scores of masked keys to -inf before the softmax."
         ),
         id="masked_ignored",
     ),
@@ -730,8 +802,9 @@ WRONG = [
         check_masked_attention,
         output_only(masked_ignored),
         (
-            "✗ masked attention, case 1 of 8 (causal mask, T = 4): query 0 attends to masked key 1 "
-            "(its output changes with that key's value)."
+            "✗ masked attention, case 1 of 8 (causal mask, T = 4): query 0 attends to masked key 1 (its "
+            "output changes with that key's value); it matches attention without the mask; set the scores "
+            "of masked keys to -inf before the softmax."
         ),
         id="masked_ignored-output-only",
     ),
@@ -740,7 +813,7 @@ WRONG = [
         self_attention_sqrt_d_model,
         (
             "✗ self-attention, case 1 of 5 (T = 4, d_model = 6, d_k = d_v = 3): weights[0, 0] is "
-            "0.130123, expected 0.090673; it matches scaling by 1/√d_model; scale by 1/√d_k."
+            "0.130123, expected 0.090673; it matches scaling by 1/√d_model; scale the scores by 1/√d_k."
         ),
         id="self_attention_sqrt_d_model",
     ),
@@ -759,7 +832,8 @@ WRONG = [
         (
             "✗ self-attention, case 1 of 5 (T = 4, d_model = 6, d_k = d_v = 3): your function raised "
             "ValueError: matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc "
-            "signature (n?,k),(k,m?)->(n?,m?) (size 3 is different from 6)."
+            "signature (n?,k),(k,m?)->(n?,m?) (size 3 is different from 6) (each W is d_model × d: "
+            "multiply on the right, x @ w_q; nn.Linear stores the transpose, d × d_model)."
         ),
         id="self_attention_torch_layout",
     ),
@@ -777,8 +851,9 @@ WRONG = [
         check_split_heads,
         split_wrong_transpose,
         (
-            "✗ split_heads, case 1 of 5 (B = 1, T = 2, d_model = 4, 2 heads): output[0, 0, 0, 1] is "
-            "4, expected 1."
+            "✗ split_heads, case 1 of 5 (B = 1, T = 2, d_model = 4, 2 heads): output[0, 0, 0, 1] is 4, "
+            "expected 1; it is (B, h, d_head, T), with the last two axes swapped too; use .transpose(0, "
+            "2, 1, 3)."
         ),
         id="split_wrong_transpose",
     ),
@@ -795,8 +870,9 @@ WRONG = [
         check_merge_heads,
         merge_concatenate_wrong_axis,
         (
-            "✗ merge_heads, case 1 of 5 (B = 1, 2 heads, T = 2, d_head = 2): the output has shape (1,"
-            " 4, 2), expected (1, 2, 4)."
+            "✗ merge_heads, case 1 of 5 (B = 1, 2 heads, T = 2, d_head = 2): the output has shape (1, 4, "
+            "2), expected (1, 2, 4); it puts the heads one after another along the positions; put them "
+            "side by side along the features: swap axes 1 and 2, then reshape to (B, T, h*d_head)."
         ),
         id="merge_concatenate_wrong_axis",
     ),
@@ -815,8 +891,8 @@ WRONG = [
         multi_head_sqrt_d_model,
         (
             "✗ multi-head attention, case 1 of 6 (self-attention, T = 3, d_model = 4, 2 heads): "
-            "weights[0, 0, 0, 0] is 0.16812, expected 0.118755; it matches scaling by 1/√d_model; "
-            "scale each head by 1/√d_head."
+            "weights[0, 0, 0, 0] is 0.16812, expected 0.118755; it matches scaling by 1/√d_model or "
+            "scaling by 1/d_head (the same here); scale each head by 1/√d_head."
         ),
         id="multi_head_sqrt_d_model",
     ),
@@ -839,6 +915,133 @@ WRONG = [
             "d_head) without swapping the T and head axes."
         ),
         id="multi_head_no_swap",
+    ),
+    pytest.param(
+        check_multi_head,
+        multi_head_unscaled,
+        (
+            "✗ multi-head attention, case 1 of 6 (self-attention, T = 3, d_model = 4, 2 heads): output[0, "
+            "0, 0] is -0.639847, expected -0.706511; it matches attention without scaling; scale each "
+            "head by 1/√d_head."
+        ),
+        id="multi_head_unscaled",
+    ),
+    pytest.param(
+        check_multi_head,
+        multi_head_divided_by_d_model,
+        (
+            "✗ multi-head attention, case 1 of 6 (self-attention, T = 3, d_model = 4, 2 heads): output[0, "
+            "0, 0] is -0.795292, expected -0.706511; it matches scaling by 1/d_model; scale each head by "
+            "1/√d_head."
+        ),
+        id="multi_head_divided_by_d_model",
+    ),
+    pytest.param(
+        check_multi_head,
+        multi_head_divided_by_d_head,
+        (
+            "✗ multi-head attention, case 1 of 6 (self-attention, T = 3, d_model = 4, 2 heads): output[0, "
+            "0, 0] is -0.751243, expected -0.706511; it matches scaling by 1/√d_model or scaling by "
+            "1/d_head (the same here); scale each head by 1/√d_head."
+        ),
+        id="multi_head_divided_by_d_head",
+    ),
+    pytest.param(
+        check_multi_head,
+        multi_head_float16,
+        (
+            "✗ multi-head attention, case 1 of 6 (self-attention, T = 3, d_model = 4, 2 heads): output[0, "
+            "0, 0] is -0.706543, expected -0.706511; the output has dtype float16, which keeps only about "
+            "3 significant digits; compute in float64 (or float32)."
+        ),
+        id="multi_head_float16",
+    ),
+    pytest.param(
+        check_multi_head,
+        multi_head_transposed_weights,
+        (
+            "✗ multi-head attention, case 1 of 6 (self-attention, T = 3, d_model = 4, 2 heads): "
+            "weights[0, 0, 0, 0] is 0.0873601, expected 0.118755; it matches multiplying by the "
+            "transposed matrices, x @ W.T (nn.Linear's layout); multiply on the right, x @ W."
+        ),
+        id="multi_head_transposed_weights",
+    ),
+    pytest.param(
+        check_multi_head,
+        multi_head_keys_from_x_q,
+        (
+            "✗ multi-head attention, case 2 of 6 (cross-attention, 2 queries, 5 keys): output[0, 0, 0] is "
+            "1.18386, expected 1.9724; it matches attending to x_q; the keys and values come from x_kv."
+        ),
+        id="multi_head_keys_from_x_q",
+    ),
+    pytest.param(
+        check_multi_head,
+        multi_head_returns_weights,
+        (
+            "✗ multi-head attention, case 1 of 6 (self-attention, T = 3, d_model = 4, 2 heads): the "
+            "output has shape (1, 2, 3, 3), expected (1, 3, 4); these are the attention weights; return "
+            "the output, or (output, weights)."
+        ),
+        id="multi_head_returns_weights",
+    ),
+    pytest.param(
+        check_masked_attention,
+        masked_returns_weights,
+        (
+            "✗ masked attention, case 1 of 8 (causal mask, T = 4): output[0, 0] is 1, expected 1.27998; "
+            "these are the attention weights; return the output, weights @ v, or (output, weights)."
+        ),
+        id="masked_returns_weights",
+    ),
+    pytest.param(
+        check_masked_attention,
+        masked_scores_times_mask,
+        (
+            "✗ masked attention, case 1 of 8 (causal mask, T = 4): query 0 attends to masked key 1 (its "
+            "output changes with that key's value); it matches multiplying the scores by the mask, which "
+            "gives a masked key the score 0, not -inf; use np.where(mask, scores, -np.inf)."
+        ),
+        id="masked_scores_times_mask",
+    ),
+    pytest.param(
+        check_attention,
+        attention_weights_first,
+        (
+            "✗ attention, case 1 of 6 (3 positions, d_k = 4): your function returned (weights, output); "
+            "return (output, weights), the output first."
+        ),
+        id="attention_weights_first",
+    ),
+    pytest.param(
+        check_attend_one,
+        attend_one_integer_buffer,
+        (
+            "✗ attend_one, case 1 of 4 (T_k = 4 keys, d_k = 3, d_v = 2): output[0] is 0, expected "
+            "1.05552; the output has dtype int64, which cannot hold fractions; compute with floats "
+            "(np.zeros(n) rather than np.zeros(n, dtype=int), for example)."
+        ),
+        id="attend_one_integer_buffer",
+    ),
+    pytest.param(
+        check_split_heads,
+        split_reshape_only,
+        (
+            "✗ split_heads, case 1 of 5 (B = 1, T = 2, d_model = 4, 2 heads): output[0, 0, 1, 0] is 2, "
+            "expected 4; it is x.reshape(B, h, T, d_head); reshape to (B, T, h, d_head), then swap axes 1 "
+            "and 2."
+        ),
+        id="split_reshape_only",
+    ),
+    pytest.param(
+        check_merge_heads,
+        merge_swap_only,
+        (
+            "✗ merge_heads, case 1 of 5 (B = 1, 2 heads, T = 2, d_head = 2): the output has shape (1, 2, "
+            "2, 2), expected (1, 2, 4); it is (B, T, h, d_head): the axes are swapped; now reshape to (B, "
+            "T, h*d_head)."
+        ),
+        id="merge_swap_only",
     ),
     pytest.param(
         check_causal_mask,
@@ -873,8 +1076,9 @@ WRONG = [
         check_causal_mask,
         causal_upper,
         (
-            "✗ causal mask, case 1 of 3 (T = 4): query 0 may attend to key 1, a future position "
-            "(mask[0, 1] should be False)."
+            "✗ causal mask, case 1 of 3 (T = 4): query 0 may attend to key 1, a future position (mask[0, "
+            "1] should be False); it is the upper triangle, j >= i: each query sees the future; keep the "
+            "lower one, j <= i."
         ),
         id="causal_upper",
     ),
@@ -891,8 +1095,9 @@ WRONG = [
         check_padding_mask,
         padding_off_by_one,
         (
-            "✗ padding mask, case 1 of 3 (lengths 2 and 4, t = 4): position 2 of sequence 0 is "
-            "padding (mask[0, 2] should be False)."
+            "✗ padding mask, case 1 of 3 (lengths 2 and 4, t = 4): position 2 of sequence 0 is padding "
+            "(mask[0, 2] should be False); it counts one position too many: position j is real when j < "
+            "lengths[b], not when j <= lengths[b]."
         ),
         id="padding_off_by_one",
     ),
@@ -1024,13 +1229,85 @@ def test_learner_warnings_are_silenced(recwarn, capsys):
     assert [str(w.message) for w in recwarn] == []
 
 
+def test_a_function_that_changes_its_input_in_place_is_told_so(capsys):
+    def softmax_in_place(x):
+        x -= x.max(axis=-1, keepdims=True)  # changes the caller's array
+        np.exp(x, out=x)
+        return x / x.sum(axis=-1, keepdims=True)
+
+    assert check_softmax(softmax_in_place).message == (
+        "✗ softmax, case 1 of 8 (a vector of 3 scores): your function changed its input `x` in place; "
+        "compute a new array instead."
+    )
+
+    def masked_in_place_in_torch(q, k, v, mask):
+        torch.from_numpy(q).mul_(0.5)  # from_numpy shares the array's memory
+        return scaled_dot_product_attention(q, k, v, mask)
+
+    assert check_masked_attention(masked_in_place_in_torch).message == (
+        "✗ masked attention, case 1 of 8 (causal mask, T = 4): your function changed its input `q` in place; "
+        "compute a new array instead."
+    )
+    # a function without named parameters is told the input's position
+    assert check_softmax(lambda *args: softmax_in_place(*args)).message.endswith(
+        "your function changed its input number 1 in place; compute a new array instead."
+    )
+
+
+def _case_one(checker) -> str:
+    """The start of a checker's sentences about its first case, '✗ title, case 1 of N (name)'."""
+
+    def fails(*args):
+        raise LookupError("x")
+
+    return checker(fails).message.removesuffix(": your function raised LookupError: x.")
+
+
+def _in_place(solution):
+    """``solution``, then an in-place change of the last array it was given; ``changed`` names it."""
+
+    @functools.wraps(solution)
+    def changing(*args):
+        result = solution(*args)
+        arrays = [i for i, a in enumerate(args) if isinstance(a, np.ndarray)]
+        position = arrays[-1]
+        changing.changed = list(inspect.signature(solution).parameters)[position]
+        args[position][...] = ~args[position] if args[position].dtype == bool else args[position] + 1
+        return result
+
+    changing.changed = None
+    return changing
+
+
+@pytest.mark.parametrize(
+    ("checker", "solution"),
+    [
+        (checker, solution)
+        for checker, solution, _ in RIGHT
+        # every checker whose function takes an array, with each solution that names its parameters
+        if checker not in (check_causal_mask, check_positional_encoding) and solution.__name__ != "<lambda>"
+    ],
+    ids=lambda value: getattr(value, "__name__", ""),
+)
+def test_every_checker_notices_an_input_changed_in_place(checker, solution, capsys):
+    changing = _in_place(solution)
+    expected_start = _case_one(checker)
+    message = checker(changing).message
+    assert changing.changed is not None
+    assert message == (
+        f"{expected_start}: your function changed its input `{changing.changed}` in place; compute a new "
+        "array instead."
+    )
+
+
 def test_the_checker_gives_the_learner_copies(capsys):
     def mutating_softmax(x):
         out = softmax(x)
         x[...] = 0.0  # a learner's in-place edit must not change later cases or the reference
         return out
 
-    assert check_softmax(mutating_softmax).ok
+    assert not check_softmax(mutating_softmax).ok  # told so, and ...
+    assert check_softmax(softmax).ok  # ... the reference and the cases are unchanged for the next call
 
 
 def test_results_of_the_wrong_kind(capsys):
@@ -1090,6 +1367,46 @@ def test_masked_attention_leak_in_a_batch_names_the_batch_item(capsys):
     assert check_masked_attention(sees_padding).message == (
         "✗ masked attention, case 4 of 8 (padding mask, batch of 2, lengths 3 and 5): "
         "query 1 of batch item [0] attends to masked key 4 (weights[0, 1, 4] = 0.1, expected 0)."
+    )
+
+
+def test_a_torch_result_that_requires_grad_is_taken_as_its_values(capsys):
+    def sdpa_with_grad(q, k, v):
+        q, k, v = (torch.tensor(a, requires_grad=True) for a in (q, k, v))
+        out = F.scaled_dot_product_attention(q, k, v)
+        return out, torch.softmax(q @ k.transpose(-1, -2) / q.shape[-1] ** 0.5, dim=-1)
+
+    assert check_attention(sdpa_with_grad) == CheckResult(True, "✓ attention: all 6 cases pass.")
+    assert check_attention(lambda q, k, v: sdpa_with_grad(q, k, v)[0]).ok
+    assert check_permutation_test(
+        lambda layer, x, perm: torch.tensor(layer(x[perm]) - layer(x)[perm]).abs().max() < 1e-9
+    ).ok  # a 0-d bool tensor is an answer too
+
+
+def test_a_bfloat16_or_complex_result_is_named(capsys):
+    assert check_softmax(lambda x: torch.softmax(torch.tensor(x, dtype=torch.bfloat16), -1)).message == (
+        "✗ softmax, case 1 of 8 (a vector of 3 scores): the output is a bfloat16 tensor, which keeps only "
+        "about 3 significant digits; compute in float64 (or float32)."
+    )
+    assert check_softmax(lambda x: softmax(x).astype(complex)).message == (
+        "✗ softmax, case 1 of 8 (a vector of 3 scores): expected the output as real numbers, got complex "
+        "numbers (dtype complex128)."
+    )
+
+
+def test_an_exception_whose_message_cannot_be_read_is_reported_by_its_type(capsys):
+    class Unprintable(Exception):
+        def __str__(self):
+            raise RuntimeError("no message")
+
+    def broken(x):
+        raise Unprintable
+
+    assert check_softmax(broken).message == (
+        "✗ softmax, case 1 of 8 (a vector of 3 scores): your function raised Unprintable."
+    )
+    assert check_permutation_test(lambda layer, x, perm: broken(x)).message == (
+        "✗ permutation test, case 1 of 4 (self-attention): your function raised Unprintable."
     )
 
 

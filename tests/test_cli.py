@@ -4,9 +4,15 @@ from __future__ import annotations
 
 import io
 import os
+import re
+import select
+import signal
 import sqlite3
 import subprocess
 import sys
+import threading
+import time
+from collections.abc import Sequence
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -165,7 +171,7 @@ SWAPPED = ("--seed", "4")  # its first showing lists b first ("1) b", "2) a"), i
 IN_BANK_ORDER = ("--seed", "0")  # its first two showings list a first, as the bank does
 
 REVIEW_TRANSCRIPT = """\
-Review of lesson 00: 0 due, 3 new. Type q at any prompt to stop; each answer is saved as you go.
+Review of lesson 00: 0 due now, 3 new. Type q at any prompt to stop; each answer is saved as you go.
 
 [1/3] lesson 00 Welcome, recall (00-r), new
 What is 2 + 2?
@@ -174,7 +180,7 @@ Answer: 4
 Add them.
 See lesson 00 Welcome, section "1. Sums".
 How well did you remember it? (Hard = remembered, with effort)
-  1 Again 1m   2 Hard 6m   3 Good 10m   4 Easy 8d
+  1 Again 1m   2 Hard 6m   3 Good 10m   4 Easy 9d
 Your rating [1-4, q to quit]: 3
 Saved: Good. Next review in 10m.
 
@@ -199,7 +205,7 @@ Right: the answer is 12 heads.
 768 / 64.
 See lesson 00 Welcome, section "3. Heads".
 Counted as Good (10m). Press Enter to keep it, or type 2 for Hard (6m; Hard = remembered, with effort) \
-or 4 for Easy (8d): 2
+or 4 for Easy (9d): 2
 Saved: Hard. Next review in 6m.
 
 [4/4] lesson 00 Welcome, choice (00-c), learning
@@ -261,7 +267,7 @@ def test_review_quit_and_end_of_input_keep_answers(bank: Path, db: Path) -> None
     later = (T + timedelta(minutes=1)).isoformat()
     ended = run("review", "--db", db, "--bank", bank, "--now", later, *IN_BANK_ORDER, stdin="1\n")
     assert (ended.returncode, ended.stderr) == (0, "")
-    assert ended.stdout.startswith("Review of lesson 00: 0 due, 2 new.")
+    assert ended.stdout.startswith("Review of lesson 00: 0 due now, 2 new.")
     assert ended.stdout.endswith(
         "Your answer [1-2, ? if you don't know, q to quit]: 1\n"
         "Not quite: the answer is 2) b\n"
@@ -286,7 +292,7 @@ NEW_HELD = "Today's limit is reached: 2 new questions wait until tomorrow (--lim
 def test_review_limits_and_nothing_due(bank: Path, db: Path) -> None:
     store_with(db, "00").close()
     limited = run("review", "--db", db, "--bank", bank, "--now", NOW, "--limit-new", "1", stdin="\n3\n")
-    assert limited.stdout.startswith("Review of lesson 00: 0 due, 1 new.")
+    assert limited.stdout.startswith("Review of lesson 00: 0 due now, 1 new.")
     assert limited.stdout.endswith(f"Session over: 1 answer saved. {NEW_HELD} Next question due in 10m.\n")
     held = run("review", "--db", db, "--bank", bank, "--now", NOW, "--limit-new", "1")
     assert (held.returncode, held.stdout) == (0, f"{NEW_HELD} Next question due in 10m.\n")
@@ -327,8 +333,8 @@ def test_review_limits_and_nothing_due(bank: Path, db: Path) -> None:
         (
             ("00", "01"),
             ["--limit-reviews", "2", "--limit-new", "0"],
-            "Review of lessons 00, 01: 2 due, 0 new. Type q at any prompt to stop; each answer is saved as "
-            "you go.\n",
+            "Review of lessons 00, 01: 2 due now, 0 new. Type q at any prompt to stop; each answer is saved "
+            "as you go.\n",
         ),
     ],
 )
@@ -404,7 +410,7 @@ def test_stopping_where_a_right_answer_counts_as_good_keeps_it(
     result = run("review", "--db", db, "--bank", bank, "--now", NOW, *IN_BANK_ORDER, stdin="\n3\n2\n" + typed)
     assert (result.returncode, result.stderr) == (0, "")
     assert result.stdout.endswith(
-        "or 4 for Easy (8d): " + typed.strip() + "\n"
+        "or 4 for Easy (6d): " + typed.strip() + "\n"
         "Saved: Good. Next review in 10m.\n"
         f"Stopped ({reason}): 2 answers saved.\n"
     )
@@ -430,7 +436,7 @@ def test_ctrl_c_where_a_right_answer_counts_as_good_keeps_it(
     )
     assert (status, err) == (130, "")
     assert out.endswith(
-        "or 4 for Easy (8d): \nSaved: Good. Next review in 10m.\nStopped (Ctrl-C): 2 answers saved.\n"
+        "or 4 for Easy (6d): \nSaved: Good. Next review in 10m.\nStopped (Ctrl-C): 2 answers saved.\n"
     )
     with Store.open(db, create=False) as store:
         assert log(store) == [("00-r", Rating.GOOD, T), ("00-c", Rating.GOOD, T)]
@@ -542,7 +548,8 @@ def stats_lines(db: Path, due: int, week: str, today: int, total: int, retention
     return (
         f"Progress file:    {db}\n"
         "Lessons started:  00 Welcome\n"
-        f"Due today:        {due}\n"
+        f"Due now:          {due}\n"
+        "Later today:      0\n"
         f"Next 7 days:     {week}"
         f"Reviews today:    {today}\n"
         f"Reviews in total: {total}\n"
@@ -586,7 +593,8 @@ def test_stats_fresh_store_and_course_db(bank: Path, db: Path) -> None:
     assert result.stdout == (
         f"Progress file:    {db}\n"
         "Lessons started:  none yet\n"
-        "Due today:        0\n"
+        "Due now:          0\n"
+        "Later today:      0\n"
         "Next 7 days:       Tue  Wed  Thu  Fri  Sat  Sun  Mon\n"
         "                     0    0    0    0    0    0    0\n"
         "Reviews today:    0\n"
@@ -644,8 +652,7 @@ def test_locked_database(bank: Path, db: Path) -> None:
     finally:
         holder.execute("ROLLBACK")
         holder.close()
-    assert result.returncode == 2
-    assert "Your rating [1-4, q to quit]: 3\n" in result.stdout
+    assert (result.returncode, result.stdout) == (2, "")  # refused before the first question
     assert result.stderr == (
         f"{db} is locked by another program (waited 5 s); close other kernels or terminals using it and try "
         "again\n"
@@ -752,3 +759,505 @@ def test_closed_stdout_is_reported(bank: Path, db: Path) -> None:
     store_with(db, "00").close()
     result = run_with_closed(1, "stats", "--db", db, "--bank", bank, "--now", NOW)
     assert (result.returncode, result.stderr) == (2, "python -m course: the standard output is closed\n")
+
+
+# ------------------------------------------------------------------------- a learner at a terminal (issue 7)
+
+
+def as_at_a_terminal() -> None:
+    """In the child: the signals a terminal sends have their default effect, even where the test runner
+    ignores them (an ignored signal stays ignored across exec, and the course respects that)."""
+    for number in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM):
+        signal.signal(number, signal.SIG_DFL)
+
+
+class Learner:
+    """``python -m course`` driven through pipes as a learner at a terminal drives it: wait for a prompt,
+    then type a line or send a signal."""
+
+    def __init__(self, *args: str | Path, prefix: Sequence[str] = ()) -> None:
+        self.process = subprocess.Popen(
+            [*prefix, sys.executable, "-m", "course", *map(str, args)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=ROOT,
+            env={**os.environ, "TZ": "UTC", "COLUMNS": "80"},
+            preexec_fn=as_at_a_terminal,
+        )
+        self.seen = b""
+
+    def wait_for(self, prompt: str, timeout: float = 30) -> None:
+        """Wait until `prompt` is shown (with any number of days for the Easy interval, which is fuzzed)."""
+        assert self.process.stdout is not None
+        deadline = time.monotonic() + timeout
+        while not re.search(any_easy(prompt) + r"\Z", self.seen.decode(errors="replace")):
+            ready, _, _ = select.select([self.process.stdout], [], [], max(deadline - time.monotonic(), 0))
+            chunk = os.read(self.process.stdout.fileno(), 65536) if ready else b""
+            if not chunk:
+                self.process.kill()
+                raise AssertionError(f"no {prompt!r} in time; the output so far:\n{self.seen.decode()}")
+            self.seen += chunk
+
+    def type(self, line: str) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(line.encode() + b"\n")
+        self.process.stdin.flush()
+
+    def finish(self) -> tuple[int, str, str]:
+        """Close the input, wait for the end; the exit status, all the output and the errors."""
+        out, err = self.process.communicate(timeout=60)
+        return self.process.returncode, (self.seen + out).decode(), err.decode()
+
+
+def any_easy(text: str) -> str:
+    """A pattern matching `text`, where the Easy interval "(8d)" may be any number of days."""
+    return re.escape(text).replace(re.escape("(8d)"), r"\(\d+d\)")
+
+
+CONFIRM_PROMPTS = {
+    "review": "or 4 for Easy (8d): ",
+    "cram": "Counted as Good. Press Enter to keep it, or type 2 for Hard or 4 for Easy: ",
+}
+SAVED_GOOD = {
+    "review": (
+        "Saved: Good. Next review in 10m.\n",
+        "2 answers saved",
+        [("00-r", Rating.GOOD), ("00-c", Rating.GOOD)],
+    ),
+    "cram": (
+        "Logged as practice: Good.\n",
+        "2 practice answers logged",
+        [("00-r", Rating.GOOD), ("00-c", Rating.GOOD)],
+    ),
+}
+STOPPING_SIGNALS = [
+    (signal.SIGHUP, "the terminal was closed", 129),
+    (signal.SIGTERM, "SIGTERM", 143),
+    (signal.SIGINT, "Ctrl-C", 130),
+]
+
+
+def saved(db: Path, command: str) -> list[tuple[str, Rating]]:
+    with Store.open(db, create=False) as store:
+        answers = store.reviews() if command == "review" else store.cram_reviews()
+        return [(answer.item_id, answer.rating) for answer in answers]
+
+
+def start(command: str, bank: Path, db: Path) -> Learner:
+    lessons = ["00"] if command == "cram" else []
+    return Learner(command, *lessons, "--db", db, "--bank", bank, "--now", NOW, *IN_BANK_ORDER)
+
+
+@pytest.mark.parametrize("command", ["review", "cram"])
+@pytest.mark.parametrize(("signum", "reason", "status"), STOPPING_SIGNALS)
+def test_a_signal_where_a_right_answer_counts_as_good_keeps_it(
+    bank: Path, db: Path, command: str, signum: int, reason: str, status: int
+) -> None:
+    store_with(db, "00").close()
+    learner = start(command, bank, db)
+    learner.wait_for("Press Enter to show the answer (q to quit): ")
+    learner.type("")
+    learner.wait_for("Your rating [1-4, q to quit]: ")
+    learner.type("3")
+    learner.wait_for("Your answer [1-2, ? if you don't know, q to quit]: ")
+    learner.type("2")  # right: b is shown second
+    learner.wait_for(CONFIRM_PROMPTS[command])
+    learner.process.send_signal(signum)  # closing the terminal sends SIGHUP
+    status_seen, out, err = learner.finish()
+    line, done, answers = SAVED_GOOD[command]
+    assert (status_seen, err) == (status, "")
+    assert re.search(
+        any_easy(f"{CONFIRM_PROMPTS[command]}\n{line}Stopped ({reason}): {done}.\n") + r"\Z", out
+    )
+    assert saved(db, command) == answers
+
+
+@pytest.mark.parametrize("command", ["review", "cram"])
+@pytest.mark.parametrize(("signum", "reason", "status"), STOPPING_SIGNALS)
+def test_a_signal_before_an_answer_is_known_saves_nothing_half_done(
+    bank: Path, db: Path, command: str, signum: int, reason: str, status: int
+) -> None:
+    store_with(db, "00").close()
+    learner = start(command, bank, db)
+    learner.wait_for("Press Enter to show the answer (q to quit): ")
+    learner.type("")
+    learner.wait_for("Your rating [1-4, q to quit]: ")
+    learner.process.send_signal(signum)
+    status_seen, out, err = learner.finish()
+    done = "0 answers saved" if command == "review" else "0 practice answers logged"
+    assert (status_seen, err) == (status, "")
+    assert out.endswith(f"Your rating [1-4, q to quit]: \nStopped ({reason}): {done}.\n")
+    assert saved(db, command) == []
+
+
+def test_signal_handlers_are_restored_after_a_command(
+    bank: Path, db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store_with(db, "00").close()
+    before = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM)}
+    status, _, _ = in_process(
+        monkeypatch, "review", "--db", db, "--bank", bank, "--now", NOW, stdin=io.StringIO("q\n")
+    )
+    assert status == 0
+    assert {number: signal.getsignal(number) for number in before} == before
+
+
+def test_a_lock_taken_during_a_session_says_the_answer_was_not_saved(bank: Path, db: Path) -> None:
+    store_with(db, "00").close()
+    learner = start("review", bank, db)
+    learner.wait_for("Press Enter to show the answer (q to quit): ")
+    learner.type("")
+    learner.wait_for("Your rating [1-4, q to quit]: ")
+    holder = sqlite3.connect(db, isolation_level=None)
+    try:
+        holder.execute("BEGIN IMMEDIATE")  # another program takes the write lock
+        learner.type("3")
+        status, out, err = learner.finish()
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert (status, out.endswith("Your rating [1-4, q to quit]: 3\n")) == (2, True)
+    assert err == (
+        f"{db} is locked by another program (waited 5 s); close other kernels or terminals using it and try "
+        "again\nYour last answer was not saved (0 answers saved before it).\n"
+    )
+    assert saved(db, "review") == []
+
+
+def as_an_ordinary_user() -> list[str]:
+    """The command prefix under which file permissions apply: none for an ordinary user; as root (whom
+    permissions do not stop), a user namespace in which this process is an ordinary user owning its files."""
+    if os.geteuid() != 0:
+        return []
+    prefix = ["unshare", "--user", "--map-user=1000", "--map-group=1000"]
+    try:
+        probe = subprocess.run([*prefix, "true"], capture_output=True, timeout=30)
+    except FileNotFoundError:
+        probe = None
+    if probe is None or probe.returncode != 0:
+        pytest.skip("running as root without unshare(1) user namespaces: file permissions cannot be enforced")
+    return prefix
+
+
+NOTHING_ASKED = "No question was asked, as no answer could be saved to it.\n"
+
+
+@pytest.mark.parametrize("what", ["file", "folder"])
+@pytest.mark.parametrize("command", ["review", "cram"])
+def test_a_read_only_progress_file_is_refused_before_the_first_question(
+    bank: Path, tmp_path: Path, what: str, command: str
+) -> None:
+    prefix = as_an_ordinary_user()
+    folder = tmp_path / "progress"
+    folder.mkdir()
+    db = folder / "progress.sqlite3"
+    store_with(db, "00").close()
+    content = db.read_bytes()
+    (db if what == "file" else folder).chmod(0o444 if what == "file" else 0o555)
+    try:
+        lessons = ["00"] if command == "cram" else []
+        learner = Learner(command, *lessons, "--db", db, "--bank", bank, "--now", NOW, prefix=prefix)
+        learner.type("")
+        learner.type("3")
+        status, out, err = learner.finish()
+        reader = Learner("stats", "--db", db, "--bank", bank, "--now", NOW, prefix=prefix).finish()
+    finally:
+        folder.chmod(0o755)
+        db.chmod(0o644)
+    assert (status, out) == (2, "")
+    assert err == f"{db} cannot be written (read-only file or folder); check its permissions\n{NOTHING_ASKED}"
+    assert db.read_bytes() == content
+    if what == "file":  # a reader needs no more than a readable file
+        assert (reader[0], reader[2]) == (0, "")
+        assert reader[1].startswith(f"Progress file:    {db}\nLessons started:  00 Welcome\n")
+
+
+# A re-asked prompt: what was typed, the message, the prompt again.
+REASKED = {
+    "choice": (
+        "Your answer [1-2, ? if you don't know, q to quit]: ",
+        "Please type a number from 1 to 2, ? or q.",
+    ),
+    "numeric": ("Your answer (a number; ? if you don't know; q to quit): ", "Please type a number, ? or q."),
+    "rating": ("Your rating [1-4, q to quit]: ", "Please type 1, 2, 3 or 4 (or q to quit)."),
+    "confirm": (
+        "Counted as Good (10m). Press Enter to keep it, or type 2 for Hard (6m; Hard = remembered, with "
+        "effort) or 4 for Easy (6d): ",
+        "Please press Enter, or type 2, 4 or q.",
+    ),
+}
+UNUSABLE = {  # what each prompt cannot use, digits that int() rejects first
+    "choice": ["²", "①", "١", "１", "0", "3", "-1", "1.0", "+1", "1 2", "1e0", "\x00", "\ufffd", "½", "??"],
+    "numeric": ["²", "①", "½", "twelve", "1/0", "12 h h", "0x0c", "\x00", "\ufffd", "1,2", "12heads!", "∞"],
+    "rating": ["²", "①", "١", "１", "0", "5", "3.0", "+3", "three", "\x00", "\ufffd", "?", "1 2"],
+    "confirm": ["²", "①", "３", "1", "5", "2.0", "\x00", "\ufffd", "?", "easy", " 4 4"],
+}
+# typed before the prompt under test is reached, and after it (to end the session)
+REACH = {"choice": "\n3\n", "numeric": "\n3\n2\n\n", "rating": "\n", "confirm": "\n3\n2\n"}
+AFTER = {"choice": "2\n\nq\n", "numeric": "12\n\nq\n", "rating": "3\nq\n", "confirm": "\nq\n"}
+WHAT_IS_SAVED = {
+    "choice": [("00-r", Rating.GOOD), ("00-c", Rating.GOOD)],
+    "numeric": [("00-r", Rating.GOOD), ("00-c", Rating.GOOD), ("00-n", Rating.GOOD)],
+    "rating": [("00-r", Rating.GOOD)],
+    "confirm": [("00-r", Rating.GOOD), ("00-c", Rating.GOOD)],
+}
+
+
+@pytest.mark.parametrize(
+    ("prompt", "typed"), [(prompt, typed) for prompt, inputs in UNUSABLE.items() for typed in inputs]
+)
+def test_every_prompt_asks_again_on_input_it_cannot_use(
+    bank: Path, db: Path, monkeypatch: pytest.MonkeyPatch, prompt: str, typed: str
+) -> None:
+    store_with(db, "00").close()
+    keys = Keys(REACH[prompt] + typed + "\n" + AFTER[prompt], ctrl_c=False)
+    status, out, err = in_process(
+        monkeypatch, "review", "--db", db, "--bank", bank, "--now", NOW, *IN_BANK_ORDER, stdin=keys
+    )
+    asked, message = REASKED[prompt]
+    assert (status, err) == (0, "")
+    assert re.search(any_easy(f"{asked}{typed.strip()}\n{message}\n{asked}"), out)
+    assert saved(db, "review") == WHAT_IS_SAVED[prompt]
+
+
+def test_undecodable_input_is_asked_again(bank: Path, db: Path) -> None:
+    store_with(db, "00").close()
+    result = subprocess.run(
+        [sys.executable, "-m", "course", "review", "--db", str(db), "--bank", str(bank), "--now", NOW],
+        input=b"\n\xff\xfe\n3\nq\n",
+        capture_output=True,
+        cwd=ROOT,
+        env={**os.environ, "TZ": "UTC"},
+        timeout=60,
+    )
+    assert (result.returncode, result.stderr) == (0, b"")
+    assert (
+        "Your rating [1-4, q to quit]: \ufffd\ufffd\nPlease type 1, 2, 3 or 4 (or q to quit).\n"
+        "Your rating [1-4, q to quit]: 3\n"
+    ) in result.stdout.decode()
+    assert saved(db, "review") == [("00-r", Rating.GOOD)]
+
+
+def test_review_lists_lessons_in_course_order(bank: Path, db: Path) -> None:
+    with Store.open(db) as store:
+        store.enroll("01", T - timedelta(hours=2))  # enrolled first
+        store.enroll("00", T - timedelta(hours=1))
+    result = run("review", "--db", db, "--bank", bank, "--now", NOW, stdin="q\n")
+    assert (result.returncode, result.stderr) == (0, "")
+    assert result.stdout.startswith("Review of lessons 00, 01: 0 due now, 4 new.")
+    practice = run("cram", "1", "0", "--db", db, "--bank", bank, "--now", NOW, stdin="q\n")
+    assert practice.stdout.startswith("Practice of lessons 00, 01: 4 questions.")
+    everything = run("cram", "--db", db, "--bank", bank, "--now", NOW, stdin="q\n")
+    assert everything.stdout.startswith("Practice of lessons 00, 01: 4 questions.")
+
+
+MARKDOWN_LESSON = """lesson = "00"
+
+[[question]]
+id = "00-m"
+kind = "choice"
+prompt = \'\'\'The weights are $e^{x_i} / \\sum_j e^{x_j}$. Which is **not**
+a property of `softmax(x)`, for $\\lVert k \\rVert > 0$?\'\'\'
+explanation = \'\'\'Each weight is $> 0$, and $QK^\\top/\\sqrt{d_k}$ keeps unit variance.\'\'\'
+section = "1. Softmax"
+options = [
+  { text = "The weights sum to $1$", why = "They **do**: that is what the division is for." },
+  { text = "A weight of exactly $0$ for a finite score", correct = true, why = "$e^x > 0$ for all `x`." },
+]
+
+[[question]]
+id = "00-s"
+kind = "recall"
+prompt = "Why divide by $\\\\sqrt{d_k}$?"
+answer = "To keep the scores at variance $1$ whatever $d_{model}$ is."
+explanation = "See `scores / math.sqrt(d_k)`."
+section = "2. Scale"
+"""
+
+
+def test_bank_text_is_shown_as_readable_text_wrapped_to_the_terminal(tmp_path: Path, db: Path) -> None:
+    directory = tmp_path / "markdown"
+    directory.mkdir()
+    (directory / "00-markdown.toml").write_text(MARKDOWN_LESSON)
+    store_with(db, "00").close()
+    result = run(
+        "review",
+        "--db",
+        db,
+        "--bank",
+        directory,
+        "--now",
+        NOW,
+        *IN_BANK_ORDER,
+        stdin="1\n\n3\n",
+        env={"COLUMNS": "40"},
+    )
+    assert (result.returncode, result.stderr) == (0, "")
+    shown = result.stdout.split("\n")
+    assert re.fullmatch(r"  1 Again 1m   2 Hard 6m   3 Good 10m   4 Easy \d+d", shown[29])  # Easy is fuzzed
+    assert shown[2:29] == [
+        "[1/2] lesson 00 Welcome, choice (00-m), new",
+        "The weights are e^(x_i) / ∑_j e^(x_j).",
+        "Which is NOT a property of softmax(x),",
+        "for ‖k‖ > 0?",
+        "  1) The weights sum to 1",
+        "  2) A weight of exactly 0 for a finite",
+        "     score",
+        "Your answer [1-2, ? if you don't know, q to quit]: 1",
+        "Not quite: the answer is 2)",
+        "    A weight of exactly 0 for a finite",
+        "    score",
+        "  1) They DO: that is what the division",
+        "     is for.",
+        "  2) (right answer) e^x > 0 for all x.",
+        "Each weight is > 0, and QKᵀ/√d_k keeps",
+        "unit variance.",
+        'See lesson 00 Welcome, section "1. Softmax".',
+        "Saved: Again. It comes back before this session ends.",
+        "",
+        "[2/3] lesson 00 Welcome, recall (00-s), new",
+        "Why divide by √d_k?",
+        "Press Enter to show the answer (q to quit): ",
+        "Answer: To keep the scores at variance 1",
+        "        whatever d_model is.",
+        "See scores / math.sqrt(d_k).",
+        'See lesson 00 Welcome, section "2. Scale".',
+        "How well did you remember it? (Hard = remembered, with effort)",
+    ]
+
+
+# -------------------------------------------------------------- nothing is created until something is saved
+
+
+def test_cram_quit_at_once_creates_nothing_in_the_default_place(bank: Path, tmp_path: Path) -> None:
+    data = tmp_path / "data"  # the per-user data directory, not there yet
+    env = {"XDG_DATA_HOME": str(data), "COURSE_DB": ""}
+    result = run("cram", "01", "--bank", bank, "--now", NOW, stdin="q\n", env=env)
+    assert (result.returncode, result.stderr) == (0, "")
+    assert result.stdout.endswith("Stopped (you typed q): 0 practice answers logged.\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bank"]  # no file, no folder
+    result = run("cram", "01", "--bank", bank, "--now", NOW, stdin="\n2\n", env=env)
+    assert (result.returncode, result.stderr) == (0, "")
+    with Store.open(data / "attention-course" / "progress.sqlite3", create=False) as store:
+        assert [review.item_id for review in store.cram_reviews()] == ["01-r"]  # created by the first answer
+
+
+@pytest.mark.parametrize("how", ["--db", "COURSE_DB"])
+@pytest.mark.parametrize("command", [["cram", "01"], ["review"], ["stats"]])
+def test_a_progress_file_in_a_missing_folder_is_reported(
+    bank: Path, tmp_path: Path, how: str, command: list[str]
+) -> None:
+    target = tmp_path / "mistyped" / "progress.sqlite3"
+    given = ["--db", str(target)] if how == "--db" else []
+    result = run(*command, *given, "--bank", bank, "--now", NOW, stdin="2\n", env={"COURSE_DB": str(target)})
+    assert (result.returncode, result.stdout) == (2, "")  # before any question
+    assert result.stderr == (
+        f"{how} names {target}, but its folder {tmp_path / 'mistyped'} does not exist: create the folder, "
+        f"or correct {how}\n"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bank"]
+
+
+def test_stats_say_due_now_and_later_today_as_the_review_header_does(bank: Path, db: Path) -> None:
+    with store_with(db, "00", fuzz=False) as store:
+        store.record("00-r", Rating.GOOD, T - timedelta(minutes=5))  # learning: due in 5 minutes
+        store.record("00-c", Rating.AGAIN, T - timedelta(minutes=1))  # learning: due now
+    result = run("stats", "--db", db, "--bank", bank, "--now", NOW)
+    assert (result.returncode, result.stderr) == (0, "")
+    assert "Due now:          1\nLater today:      1\n" in result.stdout
+    review = run("review", "--db", db, "--bank", bank, "--now", NOW, "--limit-new", "0", stdin="q\n")
+    assert review.stdout.startswith("Review of lesson 00: 1 due now, 0 new.")
+
+
+def test_a_signal_while_an_answer_is_saved_stops_at_the_next_prompt(
+    bank: Path, db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signal handlers can only be installed in the main thread")
+    store_with(db, "00").close()
+    record = Store.record
+
+    def record_while_the_terminal_closes(self: Store, *args: object, **kwargs: object) -> object:
+        os.kill(os.getpid(), signal.SIGHUP)  # handled (held) before the answer is written
+        return record(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Store, "record", record_while_the_terminal_closes)
+    status, out, err = in_process(
+        monkeypatch,
+        "review",
+        "--db",
+        db,
+        "--bank",
+        bank,
+        "--now",
+        NOW,
+        *IN_BANK_ORDER,
+        stdin=Keys("\n3\n", ctrl_c=False),
+    )
+    assert (status, err) == (129, "")
+    assert out.endswith(
+        "Your rating [1-4, q to quit]: 3\nSaved: Good. Next review in 10m.\n\n"
+        "[2/3] lesson 00 Welcome, choice (00-c), new\nPick b.\n  1) a\n  2) b\n"
+        "Stopped (the terminal was closed): 1 answer saved.\n"
+    )
+    monkeypatch.undo()
+    assert saved(db, "review") == [("00-r", Rating.GOOD)]
+
+
+@pytest.mark.parametrize("command", ["review", "cram"])
+def test_a_progress_file_sqlite_opens_read_only_is_refused_before_the_first_question(
+    bank: Path, db: Path, monkeypatch: pytest.MonkeyPatch, command: str
+) -> None:
+    """The same refusal in-process, whoever runs the tests (root included): SQLite is made to open the file
+    read-only, as it does when the operating system refuses to open it for writing."""
+    store_with(db, "00").close()
+    connect = sqlite3.connect
+
+    def read_only(target: object, *args: object, **kwargs: object) -> sqlite3.Connection:
+        if str(target) == str(db):
+            target, kwargs = f"{db.as_uri()}?mode=ro", {**kwargs, "uri": True}
+        return connect(target, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(sqlite3, "connect", read_only)
+    lessons = ["00"] if command == "cram" else []
+    status, out, err = in_process(
+        monkeypatch, command, *lessons, "--db", db, "--bank", bank, "--now", NOW, stdin=io.StringIO("\n3\n")
+    )
+    assert (status, out) == (2, "")
+    assert err == f"{db} cannot be written (read-only file or folder); check its permissions\n{NOTHING_ASKED}"
+    stats = in_process(monkeypatch, "stats", "--db", db, "--bank", bank, "--now", NOW, stdin=io.StringIO())
+    assert (stats[0], stats[2]) == (0, "")
+    monkeypatch.undo()
+    assert saved(db, command) == []
+
+
+def test_an_ignored_hangup_stays_ignored(bank: Path, db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under nohup (SIGHUP ignored) a closed terminal does not stop a session."""
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signal handlers can only be installed in the main thread")
+    store_with(db, "00").close()
+    record = Store.record
+
+    def record_while_the_terminal_closes(self: Store, *args: object, **kwargs: object) -> object:
+        os.kill(os.getpid(), signal.SIGHUP)
+        return record(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Store, "record", record_while_the_terminal_closes)
+    previous = signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    try:
+        status, out, _ = in_process(
+            monkeypatch,
+            "review",
+            "--db",
+            db,
+            "--bank",
+            bank,
+            "--now",
+            NOW,
+            stdin=Keys("\n3\nq\n", ctrl_c=False),
+        )
+        assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGHUP, previous)
+    assert (status, out.endswith("Stopped (you typed q): 1 answer saved.\n")) == (0, True)

@@ -12,6 +12,7 @@ from matplotlib.text import Text
 
 from course.plots import (
     FONT_SIZE,
+    MAX_WIDTH_IN,
     OKABE_ITO,
     attention_heatmap,
     forecast_plot,
@@ -158,3 +159,28 @@ def test_forecast_plot_bars_and_labels():
 def test_forecast_plot_of_nothing_due():
     ax = forecast_plot([0, 0, 0]).axes[0]
     assert ax.get_ylim()[1] > 0
+
+
+def test_forecast_plot_of_many_days_labels_every_7th_day_and_fits_the_notebook():
+    counts = [12, 0, 3] * 10
+    fig = forecast_plot(counts)
+    ax = fig.axes[0]
+    assert [bar.get_height() for bar in ax.patches] == counts
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["today", "+7", "+14", "+21", "+28"]
+    assert set(range(30)) <= {*ax.get_xticks(), *ax.get_xticks(minor=True)}  # a tick for every day
+    assert cell_texts(ax) == [str(c) for c in counts]
+    assert {t.get_rotation() for t in ax.texts} == {0.0}
+    assert fig.get_figwidth() == MAX_WIDTH_IN
+
+
+def test_forecast_plot_writes_counts_of_three_digits_upright_when_bars_are_narrow():
+    ax = forecast_plot([100, 5] * 8).axes[0]
+    assert {t.get_rotation() for t in ax.texts} == {90.0}
+    assert {t.get_rotation() for t in forecast_plot([100, 5] * 7).axes[0].texts} == {0.0}  # 14 days: room
+
+
+def test_heatmap_fits_the_notebook_however_many_tokens():
+    fig = attention_heatmap(np.eye(30), annotate=False)
+    assert fig.get_figwidth() == MAX_WIDTH_IN
+    slanted = attention_heatmap(np.eye(2), ["a", "b"], ["long key", "b"]).axes[0].get_xticklabels()
+    assert [(t.get_rotation(), t.get_horizontalalignment()) for t in slanted] == [(45.0, "right")] * 2

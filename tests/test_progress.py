@@ -43,22 +43,53 @@ def test_db_path_expands_home(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -
     assert progress.db_path() == tmp_path / "env.sqlite3"
 
 
-def test_open_store_creates_folder_and_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_open_store_creates_the_default_folder_at_the_first_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("COURSE_DB", raising=False)
+    monkeypatch.setattr(platformdirs, "user_data_dir", lambda *args, **kwargs: str(tmp_path / "deep" / "er"))
     target = tmp_path / "deep" / "er" / "progress.sqlite3"
-    monkeypatch.setenv("COURSE_DB", str(target))
     with progress.open_store() as store:
         assert isinstance(store, Store)
         assert store.path == target
+        assert list(tmp_path.iterdir()) == []  # opening creates nothing
         store.enroll("00", datetime(2025, 3, 3, tzinfo=timezone.utc))
     with progress.open_store(target, create=False) as store:
         assert list(store.enrolled()) == ["00"]
 
 
+@pytest.mark.parametrize("how", ["--db", "COURSE_DB", "store"])
+@pytest.mark.parametrize("create", [True, False])
+def test_a_named_file_in_a_missing_folder_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str, create: bool
+) -> None:
+    target = tmp_path / "mistyped" / "progress.sqlite3"
+    monkeypatch.setenv("COURSE_DB", str(target))
+    given = {"--db": target, "COURSE_DB": None, "store": target}[how]
+    with pytest.raises(progress.ProgressFolderError) as caught:
+        progress.open_store(given, create=create, named_by="store" if how == "store" else None)
+    assert isinstance(caught.value, StoreError)
+    assert str(caught.value) == (
+        f"{how} names {target}, but its folder {tmp_path / 'mistyped'} does not exist: create the folder, "
+        f"or correct {how}"
+    )
+    assert caught.value.path == str(target)
+    assert str(pickle.loads(pickle.dumps(caught.value))) == str(caught.value)
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_open_store_without_create_writes_nothing(tmp_path: Path) -> None:
-    target = tmp_path / "missing" / "progress.sqlite3"
+    target = tmp_path / "progress.sqlite3"
     with pytest.raises(StoreNotFoundError) as caught:
         progress.open_store(target, create=False)
     assert str(caught.value) == f"no progress database at {target}"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_open_store_with_create_writes_nothing_until_a_write(tmp_path: Path) -> None:
+    target = tmp_path / "progress.sqlite3"
+    with progress.open_store(target) as store:
+        assert (store.enrolled(), store.cards()) == ({}, {})
     assert list(tmp_path.iterdir()) == []
 
 

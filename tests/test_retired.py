@@ -115,7 +115,8 @@ def test_the_schedule_serves_and_counts_only_the_banks_questions(
         session = Session(store, items, T, UTC)
         assert (session.due_count, session.new_count, session.remaining) == (1, 1, 2)
         assert stats(store, items, T, UTC) == Stats(
-            due_today=1,
+            due_now=1,
+            due_later_today=0,
             due_next_7_days=(0, 0, 0, 0, 0, 0, 0),
             reviews_today=1,
             reviews_total=5,
@@ -170,7 +171,8 @@ def test_terminal_review_cram_and_stats(
     assert out == (
         f"Progress file:    {db}\n"
         "Lessons started:  00 Welcome\n"
-        "Due today:        1\n"
+        "Due now:          1\n"
+        "Later today:      0\n"
         "Next 7 days:       Tue  Wed  Thu  Fri  Sat  Sun  Mon\n"
         "                     0    0    0    0    0    0    0\n"
         "Reviews today:    1\n"

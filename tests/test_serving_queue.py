@@ -188,7 +188,8 @@ def test_stats_and_forecast(store: Store) -> None:
     store.record_cram("a1", GOOD, at)  # practice is not a review
     bank = items("a1", "a2", "a3", "a4", "a5", "a6", "a7", "a8", "a9", "b1", "b2", "c1")
     assert stats(store, bank, at, UTC) == Stats(
-        due_today=4,
+        due_now=2,  # a1 (overdue) and b1 (due at 08:10Z)
+        due_later_today=2,  # a2 and a3, before the next rollover
         due_next_7_days=(1, 0, 1, 0, 0, 0, 1),
         reviews_today=2,  # b1, and a7 (answered at today's 04:00Z rollover)
         reviews_total=8,
@@ -229,3 +230,20 @@ def test_true_retention_counts_first_answer_of_each_day_in_review(store: Store) 
     # Counted by UTC days instead, r2's 03:30 and 04:30 answers (02:30Z, 03:30Z) fall on one day.
     assert stats(store, bank, at, UTC).true_retention == 2 / 3
     assert stats(store, items("r4"), at, BERLIN).true_retention is None
+
+
+def test_due_now_is_what_a_session_serves_and_later_today_comes_after(store: Store) -> None:
+    """A learning step due later today is counted as "later today", not "due now", in stats and session."""
+    at = datetime(2025, 1, 16, 9, 0, tzinfo=UTC)
+    store.enroll("a", T0)
+    store.record("a1", EASY, at - EIGHT_DAYS - timedelta(hours=1))  # due an hour ago
+    store.record("a2", GOOD, at - timedelta(minutes=5))  # learning: due in 5 minutes
+    store.record("a3", AGAIN, at - timedelta(minutes=1))  # learning: due now
+    bank = items("a1", "a2", "a3")
+    summary = stats(store, bank, at, UTC)
+    session = Session(store, bank, at, UTC, Limits(new_per_day=0))
+    assert (summary.due_now, summary.due_later_today) == (2, 1)
+    assert session.due_count == summary.due_now
+    later = at + timedelta(minutes=5)
+    assert Session(store, bank, later, UTC).due_count == stats(store, bank, later, UTC).due_now == 3
+    assert stats(store, bank, later, UTC).due_later_today == 0

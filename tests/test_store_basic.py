@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import pickle
 import sqlite3
 import time
@@ -248,3 +249,55 @@ def test_busy_timeout_validation(tmp_path: Path) -> None:
         Store.open(tmp_path / "p.sqlite3", busy_timeout_ms=-5)
     assert str(info.value) == "busy_timeout_ms must be a non-negative int, got -5"
     assert not (tmp_path / "p.sqlite3").exists()
+
+
+def test_a_store_that_saves_nothing_leaves_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "new" / "progress.sqlite3"
+    with Store.open(path, defer_create=True) as store:
+        assert not store.exists
+        with store.snapshot():
+            assert (store.cards(), store.reviews(), store.enrolled()) == ({}, [], {})
+        assert (store.card("q"), store.cram_reviews()) == (None, [])
+        store.rebuild_cache()
+    assert os.listdir(tmp_path) == []
+
+
+def test_a_file_made_by_another_program_after_opening_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "progress.sqlite3"
+    with Store.open(path, defer_create=True) as mine:
+        assert mine.enrolled() == {}
+        with Store.open(path) as other:
+            other.enroll("00", T0)
+        assert mine.enrolled() == {"00": T0}
+        mine.record("q", GOOD, T0)
+        assert mine.exists
+        assert [review.item_id for review in mine.reviews()] == ["q"]
+
+
+def test_a_closed_store_is_not_reopened(tmp_path: Path) -> None:
+    store = Store.open(tmp_path / "progress.sqlite3", defer_create=True)
+    store.close()
+    with pytest.raises(sqlite3.ProgrammingError):
+        store.enroll("00", T0)
+    assert os.listdir(tmp_path) == []
+
+
+def test_deferred_creation_happens_at_the_first_write(tmp_path: Path) -> None:
+    path = tmp_path / "deep" / "er" / "progress.sqlite3"
+    with Store.open(path, defer_create=True) as store:
+        assert (store.exists, os.listdir(tmp_path)) == (False, [])
+        store.enroll("00", T0)  # creates the folders and the file
+        assert store.exists
+    with Store.open(path, create=False) as store:
+        assert store.enrolled() == {"00": T0}
+
+
+def test_deferred_creation_reports_a_folder_it_cannot_make(tmp_path: Path) -> None:
+    blocker = tmp_path / "notes.txt"
+    blocker.write_text("mine")
+    with Store.open(tmp_path / "sub" / "progress.sqlite3", defer_create=True) as store:
+        blocker.rename(tmp_path / "sub")  # a file where the folder should be, found only at the first write
+        with pytest.raises(StoreAccessError) as info:
+            store.record_cram("q", GOOD, T0)
+    assert info.value.reason == "open"
+    assert sorted(os.listdir(tmp_path)) == ["sub"]

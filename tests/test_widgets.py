@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+import json
 import random
 import sqlite3
 import threading
@@ -11,12 +13,13 @@ from pathlib import Path
 
 import pytest
 from fixed_clock import T0, Clock
-from ipywidgets import Button
+from ipywidgets import Button, RadioButtons
 
-from course.bank import Bank, Question, load_bank
+from course.bank import Bank, Option, Question, load_bank
 from course.lessons import QUIZ_LESSONS
 from course.widgets import NO_PROGRESS, QuizWidget, ReviewWidget, quiz, review, to_html
-from course.widgets._common import QuestionPanel
+from course.widgets._common import CHROME, RIGHT_HINT, STALE_TEXT, QuestionPanel
+from course.widgets._render import plain_text
 from scheduler import Limits, Rating, Store
 
 BANK = """lesson = "01"
@@ -72,9 +75,13 @@ def bank(tmp_path: Path) -> Bank:
     return load_bank(directory)
 
 
-NOT_SAVED = (
-    "<p>✓ Right, not saved yet: choose Hard, Good or Easy if you like, then press Next to save it.</p>"
-)
+NOT_SAVED = ""  # a right answer leaves the notice empty: the hint above the ratings says it is saved on Next
+
+
+def submit(widget: QuestionPanel) -> None:
+    """Press Enter in the number box: the frontend sends ``{"event": "submit"}`` (after the value)."""
+    assert widget.number_input is not None
+    widget.number_input._handle_custom_msg({"event": "submit"}, [])
 
 
 RIGHT, WRONG = "No: it is shown as text", "Yes, `<b>` and all"  # two options of 01-pick
@@ -94,7 +101,9 @@ def make_review(bank: Bank, db: Path | Store, clock: Clock) -> ReviewWidget:
 def option(widget: QuestionPanel, text: str) -> Button:
     """The button of the option `text`, wherever this showing put it (its tooltip: "Answer C: <text>")."""
     buttons = [
-        button for button in widget.option_buttons if button.tooltip == f"{button.description}: {text}"
+        button
+        for button in widget.option_buttons
+        if button.tooltip == f"{button.description}: {plain_text(text)}"
     ]
     assert len(buttons) == 1, [button.tooltip for button in widget.option_buttons]
     return buttons[0]
@@ -153,7 +162,7 @@ def test_clock_must_be_aware(bank: Bank, db: Path) -> None:
 def test_wrong_choice_saves_again_at_check_time_with_its_duration(bank: Bank, db: Path, clock: Clock) -> None:
     widget = make_quiz(bank, db, clock)
     assert [(button.description, button.tooltip) for button in widget.option_buttons] == [
-        ("Answer A", "Answer A: Yes, `<b>` and all"),
+        ("Answer A", "Answer A: Yes, <b> and all"),
         ("Answer B", "Answer B: Only on Tuesdays"),
         ("Answer C", "Answer C: No: it is shown as text"),
     ]
@@ -184,7 +193,9 @@ def test_right_choice_is_saved_as_good_on_next(bank: Bank, db: Path, clock: Cloc
     clock.advance(seconds=3)
     option(widget, RIGHT).click()
     assert not db.exists()  # nothing is saved until the rating is final
-    assert widget.notice.value == NOT_SAVED  # and the learner is told so
+    assert widget.notice.value == ""  # one notice, not two: the hint above the ratings says how it is saved
+    assert widget.rating_area.children[0].value == RIGHT_HINT.format(button="Next")
+    assert widget.status.value == "<p>✓ Right. Not saved yet: press Next to save it.</p>"  # said aloud
     assert widget.feedback.value.startswith("<b>✓ Right.</b><ul>")
     assert widget.rating_choice is not None
     assert widget.rating_choice.value == Rating.GOOD
@@ -256,8 +267,9 @@ def test_numeric_answer_with_its_unit_and_enter(db: Path, clock: Clock, typed: s
     )
     widget = QuizWidget("01", [hours], store=db, clock=clock, tz=timezone.utc)
     assert widget.number_input is not None
-    assert widget.number_input.continuous_update is False  # the value arrives when Enter is pressed
-    widget.number_input.value = typed  # as Enter sends it: checked without pressing Check
+    widget.number_input.value = typed
+    assert widget.answered_at is None  # typing (or leaving the box) checks nothing
+    submit(widget)  # Enter: checked without pressing Check
     expected = "<p><b>✓ Right:</b> 4 h.</p>" if right else f"<p><b>✗ Not quite.</b> You answered {typed}; "
     assert widget.feedback.value.startswith(expected)
     assert widget.answered_at == T0
@@ -269,6 +281,7 @@ def test_numeric_answer_with_another_unit_is_not_a_number(bank: Bank, db: Path, 
     widget._show_current()
     assert widget.number_input is not None
     widget.number_input.value = "64h"  # this question has no unit
+    submit(widget)
     assert widget.notice.value == "<p>✗ &#x27;64h&#x27;: type a number, e.g. 64 or 0.125.</p>"
     assert widget.answered_at is None
 
@@ -292,7 +305,7 @@ def test_recall_shows_the_answer_then_four_labelled_ratings(bank: Bank, db: Path
         Rating.AGAIN: "Again (1m)",
         Rating.HARD: "Hard (6m)",
         Rating.GOOD: "Good (10m)",
-        Rating.EASY: "Easy (8d)",
+        Rating.EASY: "Easy (9d)",  # 8 days, fuzzed: what saving Easy will give
     }
     assert widget.rating_buttons[Rating.HARD].tooltip == (
         "Hard: you remembered it, with effort; it comes back in 6m"
@@ -400,6 +413,7 @@ def answer_all_rest(widget: QuizWidget) -> None:
     """Answer the numeric and recall questions of the sample quiz, right."""
     assert widget.number_input is not None
     widget.number_input.value = "64"
+    submit(widget)
     widget.next_button.click()
     assert widget.show_button is not None
     widget.show_button.click()
@@ -439,7 +453,7 @@ def test_again_comes_back_before_the_end_of_the_review(bank: Bank, db: Path, clo
     clock.advance(days=1)
     widget = make_review(bank, db, clock)
     assert widget.progress.value == (
-        "<b>3 left</b> (this session: 3 due, 0 new; 0 answered). From lesson 01, Similarity and softmax."
+        "<b>3 left</b> (this session: 3 due now, 0 new; 0 answered). From lesson 01, Similarity and softmax."
     )
     served = []
     while widget.question is not None:
@@ -480,6 +494,7 @@ def answer_review(widget: ReviewWidget, clock: Clock, minutes: float) -> list[st
         elif question.kind == "numeric":
             assert widget.number_input is not None
             widget.number_input.value = "64"
+            submit(widget)
             widget.next_button.click()
         else:
             assert widget.show_button is not None
@@ -500,7 +515,7 @@ def test_the_end_of_a_review_offers_what_came_due_meanwhile(bank: Bank, db: Path
     )
     assert widget.answer_area.children == (widget.refresh_button,)
     widget.refresh_button.click()
-    assert widget.progress.value.startswith("<b>2 left</b> (this session: 2 due, 0 new; 0 answered).")
+    assert widget.progress.value.startswith("<b>2 left</b> (this session: 2 due now, 0 new; 0 answered).")
     assert answer_review(widget, clock, minutes=1) == ["01-pick", "01-number"]
     assert widget.prompt.value == (
         "<p><b>2 of 2 remembered.</b></p><p>Next review: in 8m (2025-03-10 09:43).</p>"
@@ -581,7 +596,7 @@ def test_review_check_again_picks_up_new_answers(bank: Bank, db: Path, clock: Cl
     store.enroll("01", T0)
     widget.refresh_button.click()
     assert widget.progress.value == (
-        "<b>3 left</b> (this session: 0 due, 3 new; 0 answered). From lesson 01, Similarity and softmax."
+        "<b>3 left</b> (this session: 0 due now, 3 new; 0 answered). From lesson 01, Similarity and softmax."
     )
 
 
@@ -745,5 +760,160 @@ def test_an_os_error_while_reading_intervals_is_shown(
         "<p><b>✗ Progress database problem:</b> /home/me/locked cannot be used (Permission denied); check "
         f"the permissions of its folder.</p>{NOT_SAVED}"
     )
+    assert widget.status.value == (
+        "<p>✓ Right. ✗ Progress database problem: /home/me/locked cannot be used (Permission denied); check "
+        "the permissions of its folder. Not saved yet: press Next to save it.</p>"
+    )
     assert widget.rating_choice is not None
     assert [label for label, _ in widget.rating_choice.options] == ["Hard", "Good", "Easy"]
+
+
+# -- nothing is created until something is saved; a missing folder is named -------------------------------
+def test_a_progress_file_in_a_missing_folder_is_shown_in_the_widgets(
+    bank: Bank, tmp_path: Path, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "mistyped" / "progress.sqlite3"
+    monkeypatch.setenv("COURSE_DB", str(target))
+    folder = tmp_path / "mistyped"
+    message = (
+        f"COURSE_DB names {target}, but its folder {folder} does not exist: create the folder, "
+        "or correct COURSE_DB."
+    )
+    widget = QuizWidget("01", bank.questions("01"), clock=clock, tz=timezone.utc)  # showing it is fine
+    option(widget, RIGHT).click()
+    assert widget.notice.value.startswith(f"<p><b>✗ Progress database problem:</b> {message}</p>")
+    widget.next_button.click()
+    assert widget.notice.value == (
+        f"<p><b>✗ Progress database problem:</b> {message} "
+        "Nothing was saved; press the button again once it is fixed.</p>"
+    )
+    session = ReviewWidget(bank, clock=clock, tz=timezone.utc)
+    assert session.prompt.value == f"<p><b>✗ Progress database problem:</b> {message}</p>"
+    given = ReviewWidget(bank, store=target, clock=clock, tz=timezone.utc)
+    assert given.prompt.value == (
+        f"<p><b>✗ Progress database problem:</b> store names {target}, but its folder "
+        f"{tmp_path / 'mistyped'} does not exist: create the folder, or correct store.</p>"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bank"]
+
+
+def test_a_quiz_shown_and_not_answered_creates_nothing_in_the_default_place(
+    bank: Bank, tmp_path: Path, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("COURSE_DB", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    widget = QuizWidget("01", bank.questions("01"), clock=clock, tz=timezone.utc)
+    widget._repr_mimebundle_()
+    option(widget, RIGHT).click()  # answered, not yet saved
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bank"]
+    widget.next_button.click()  # saved: the folder and the file are made now
+    assert (tmp_path / "data" / "attention-course" / "progress.sqlite3").is_file()
+
+
+# -- issue 7: plain words, the number box, the live region, the browser chrome ----------------------------
+def test_a_right_choice_is_marked_plainly_in_the_list(bank: Bank, db: Path, clock: Clock) -> None:
+    widget = make_quiz(bank, db, clock)
+    option(widget, RIGHT).click()
+    assert widget.feedback.value.startswith(
+        "<b>✓ Right.</b><ul>"
+        "<li>· <b>A.</b> Yes, <code>&lt;b&gt;</code> and all: Markup would run.</li>"
+        "<li>· <b>B.</b> Only on Tuesdays: Days do not matter.</li>"
+        "<li>✓ <b>C.</b> No: it is shown as text <i>(your answer, right)</i>: It is escaped.</li></ul>"
+    )
+
+
+def test_leaving_the_number_box_grades_nothing(bank: Bank, db: Path, clock: Clock) -> None:
+    widget = make_quiz(bank, db, clock)
+    widget.index = 1
+    widget._show_current()
+    assert widget.number_input is not None and widget.check_button is not None
+    widget.number_input.value = "6"  # typed, then Tab to reach Check: the value arrives, nothing is graded
+    assert (widget.answered_at, widget.feedback.value, widget.notice.value) == (None, "", "")
+    assert not db.exists()
+    widget.number_input.value = "64"
+    widget.check_button.click()
+    assert widget.feedback.value.startswith("<p><b>✓ Right:</b> 64.</p>")
+    widget.number_input._handle_custom_msg({"event": "other"}, [])  # only "submit" is Enter
+
+
+def test_what_happens_is_said_in_the_live_region(bank: Bank, db: Path, clock: Clock) -> None:
+    widget = make_quiz(bank, db, clock)
+    assert widget.status.value == ""
+    assert "course-status" in widget.status._dom_classes
+    option(widget, WRONG).click()
+    assert widget.status.value == "<p>✗ Not quite. The answer is C. Saved: Again. It comes back in 1m.</p>"
+    widget.next_button.click()
+    assert widget.number_input is not None and widget.check_button is not None
+    widget.check_button.click()
+    assert widget.status.value == "<p>✗ Nothing typed: type a number, e.g. 64 or 0.125.</p>"
+    widget.number_input.value = "64"
+    submit(widget)
+    assert widget.status.value == "<p>✓ Right: 64. Not saved yet: press Next to save it.</p>"
+    widget.next_button.click()
+    assert widget.status.value == "<p>Saved: Good. It comes back in 10m.</p>"
+    assert widget.show_button is not None
+    widget.show_button.click()
+    assert widget.status.value == (
+        "<p>Answer shown below. How well did you remember it? Choose Again, Hard, Good or Easy.</p>"
+    )
+    assert "course-summary" not in widget.prompt._dom_classes
+    widget.rating_buttons[Rating.GOOD].click()
+    assert widget.status.value == (
+        "<p>2 of 3 right. Next review of this lesson: in 1m (2025-03-10 09:01), in the review notebook.</p>"
+    )
+    assert "course-summary" in widget.prompt._dom_classes  # the browser moves the focus there
+
+
+def test_a_database_problem_is_said_in_the_live_region(bank: Bank, db: Path, clock: Clock) -> None:
+    db.write_bytes(b"this is not a database\n" * 200)
+    widget = make_quiz(bank, db, clock)
+    option(widget, WRONG).click()
+    assert widget.status.value.startswith("<p>✗ Progress database problem: ")
+    assert widget.status.value.endswith("Nothing was saved; press the button again once it is fixed.</p>")
+    widget.status.value = "seen"
+    widget.next_button.click()  # the same words again: said again (the region is cleared first)
+    assert widget.status.value.startswith("<p>✗ Progress database problem: ")
+
+
+def test_a_summary_shown_before_any_answer_takes_no_focus(bank: Bank, db: Path, clock: Clock) -> None:
+    session = make_review(bank, db, clock)  # no progress yet: the summary is all there is
+    assert session.prompt.value == f"<p>{NO_PROGRESS}</p>"
+    assert "course-summary" not in session.prompt._dom_classes and session.status.value == ""
+    session.refresh_button.click()  # the learner asked: now it is said, and focused in the browser
+    assert "course-summary" in session.prompt._dom_classes
+    assert session.status.value == f"<p>{html.escape(NO_PROGRESS)}</p>"
+
+
+def test_option_names_are_plain_text_and_ratings_are_radio_buttons(db: Path, clock: Clock) -> None:
+    tex = Question(
+        id="01-tex",
+        lesson="01",
+        kind="choice",
+        prompt="Which?",
+        answer=None,
+        explanation="This.",
+        section="1. Time",
+        options=(
+            Option(text=r"Through $\mathrm{softmax}(QK^\top/\sqrt{d_k})$", correct=True, why="Yes."),
+            Option(text="`K.T`, **bold**", correct=False, why="No."),
+        ),
+    )
+    widget = QuizWidget("01", [tex], store=db, clock=clock, tz=timezone.utc, rng=random.Random(SEED))
+    assert sorted(button.tooltip.split(": ", 1)[1] for button in widget.option_buttons) == [
+        "K.T, bold",
+        "Through softmax(QK^T/sqrt(d_k))",
+    ]
+    assert all("course-option" in button._dom_classes for button in widget.option_buttons)
+    option(widget, tex.options[0].text).click()
+    assert isinstance(widget.rating_choice, RadioButtons)  # a checked state, announced as such
+
+
+def test_the_widget_carries_its_browser_chrome(bank: Bank, db: Path, clock: Clock) -> None:
+    widget = make_quiz(bank, db, clock)
+    assert widget.root.children[0] is widget.chrome and widget.chrome.value == CHROME
+    assert widget.chrome.layout.display == "none"
+    assert "course-widget" in widget.root._dom_classes
+    assert "--jp-widgets-font-size: var(--jp-content-font-size1, 14px)" in CHROME  # the notebook's size
+    assert "outline: 2px solid var(--jp-brand-color1, #1976d2)" in CHROME  # 4.6:1 on white
+    assert "root.setAttribute(&#x27;data-lm-suppress-shortcuts&#x27;, &#x27;true&#x27;)" in CHROME
+    assert html.escape(json.dumps(STALE_TEXT)) in CHROME

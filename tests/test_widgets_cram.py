@@ -280,10 +280,10 @@ def test_answers_are_logged_apart_and_again_comes_back(bank: Bank, db: Path, clo
     )
     option(widget, RIGHT).click()
     assert widget.next_button.description == "Finish"
-    assert widget.notice.value == (
-        "<p>✓ Right, not logged yet: choose Hard, Good or Easy if you like, then press Finish to log it as "
-        "practice.</p>"
-    )
+    assert widget.notice.value == ""  # one notice, not two: the hint says how it is logged, naming Finish
+    hint = widget.rating_area.children[0].value
+    assert hint.startswith("<p>Logged as <b>Good</b> when you press Finish. Choose <b>Hard</b>")
+    assert widget.status.value == "<p>✓ Right. Not logged yet: press Finish to log it as practice.</p>"
     widget.next_button.click()
     assert widget.notice.value == "<p><i>Last question: Logged as practice: Good.</i></p>"
     served.append("01-pick")
@@ -397,3 +397,35 @@ def test_locked_database_shows_a_message_and_the_answer_can_be_retried(
         assert widget.progress.value == "<b>Question 2 / 4</b>. From lesson 01, Similarity and softmax."
         assert [(r.item_id, r.rating) for r in store.cram_reviews()] == [("01-pick", Rating.AGAIN)]
         assert store.reviews() == []
+
+
+def test_shown_and_not_answered_creates_nothing_in_the_default_place(
+    bank: Bank, tmp_path: Path, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("COURSE_DB", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    widget = CramWidget(bank, ("01",), clock=clock, tz=timezone.utc, rng=random.Random(SEED))
+    widget._repr_mimebundle_()
+    widget.start()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bank"]
+    answer(widget, clock, right=True)
+    assert [row[0] for row in crams(tmp_path / "data" / "attention-course" / "progress.sqlite3")] == [
+        "01-pick"
+    ]
+
+
+def test_a_missing_folder_is_named_at_the_first_answer(
+    bank: Bank, tmp_path: Path, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "mistyped" / "progress.sqlite3"
+    monkeypatch.setenv("COURSE_DB", str(target))
+    widget = CramWidget(bank, ("01",), clock=clock, tz=timezone.utc, rng=random.Random(SEED))
+    clock.advance(seconds=5)
+    option(widget, RIGHT).click()
+    widget.next_button.click()
+    assert widget.notice.value == (
+        f"<p><b>✗ Progress database problem:</b> COURSE_DB names {target}, but its folder "
+        f"{tmp_path / 'mistyped'} does not exist: create the folder, or correct COURSE_DB. "
+        "Nothing was saved; press the button again once it is fixed.</p>"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bank"]

@@ -5,17 +5,27 @@ options each time a question is shown; wrong = Again, right = Good unless the le
 what happens to an answer (where it is saved, which question comes next) is left to the subclass. An answer
 is saved exactly once, as soon as its rating is known: a wrong auto-graded answer at "Check" (it can only be
 Again), a right one on "Next" (Good unless the learner picked Hard or Easy: the log is append-only, so it
-waits for the final rating, and the notice says that it is not saved yet), a recall answer when a rating
-button is pressed. What happened to the last answer stays in view under the next question, or under the
-summary after the last one.
+waits for the final rating, and the hint above the ratings says so), a recall answer when a rating button is
+pressed. What happened to the last answer stays in view under the next question, or under the summary after
+the last one.
+
+In the browser: the widget's text has the notebook's size and a clearly visible focus ring (`CHROME`, a
+style sheet and a tiny script in a hidden child). The script marks the widget's root and every control in it
+with ``data-lm-suppress-shortcuts`` (keys pressed in the quiz belong to it, not to JupyterLab's notebook
+shortcuts; Lumino looks at the focused element first), names each option button with its text, groups the
+rating radio buttons, makes `QuestionPanel.status` (visually hidden) a polite live region that says what just
+happened, moves the focus to the summary at the end, and says what to do when a click gets no answer from
+the kernel (it was restarted or stopped: run the cell again).
 """
 
 from __future__ import annotations
 
 import contextlib
 import html
+import json
 import os
 import random
+import re
 from collections.abc import Callable, Iterator, Mapping
 from datetime import datetime, timedelta, timezone, tzinfo
 from pathlib import Path
@@ -34,9 +44,9 @@ from course.presenting import (
     grade_number,
     present,
 )
-from course.progress import db_path, local_tz, open_store, require_file
+from course.progress import db_path, local_tz, open_store, path_source, require_file, require_folder
 from course.ratings import MEANINGS, NAMES
-from course.widgets._render import to_html
+from course.widgets._render import plain_text, to_html
 from scheduler import Rating, Store, StoreError, format_interval
 
 Clock = Callable[[], datetime]
@@ -50,11 +60,95 @@ RECALL_HINT = (
     "Each button shows when the question comes back.</p>"
 )
 RIGHT_HINT = (
-    "<p>Saved as <b>Good</b> when you press Next. Choose <b>Hard</b> if it took effort (it still counts as "
-    "remembered) or <b>Easy</b> if it came at once.</p>"
+    "<p>Saved as <b>Good</b> when you press {button}. Choose <b>Hard</b> if it took effort (it still counts "
+    "as remembered) or <b>Easy</b> if it came at once.</p>"
 )
-# Shown after Check on a right answer: it is saved only on Next, so that Hard or Easy can be chosen first.
-RIGHT_NOTE = "✓ Right, not saved yet: choose Hard, Good or Easy if you like, then press {button} to save it."
+# The CSS classes the chrome's style sheet and script look for.
+ROOT_CLASS = "course-widget"
+OPTION_CLASS = "course-option"  # an option button: the script names it with its tooltip (the option's text)
+STATUS_CLASS = "course-status"  # the live region (visually hidden)
+SUMMARY_CLASS = "course-summary"  # the summary at the end, focused when it appears
+STALE_CLASS = "course-stale"  # where the script says that the kernel does not answer
+STALE_TEXT = (
+    "Nothing happened? This quiz is not connected to a running kernel any more (it was restarted or "
+    "stopped). Run this cell again (Shift+Enter) to start it again."
+)
+STALE_AFTER_MS = 4000
+_STYLE = f"""<style>
+.{ROOT_CLASS} {{ --jp-widgets-font-size: var(--jp-content-font-size1, 14px);
+  font-size: var(--jp-content-font-size1, 14px); }}
+.{ROOT_CLASS} .widget-html-content, .{ROOT_CLASS} .widget-htmlmath-content, .{ROOT_CLASS} .widget-label,
+.{ROOT_CLASS} .widget-radio-box label, .{ROOT_CLASS} .jupyter-button, .{ROOT_CLASS} input {{
+  font-size: var(--jp-content-font-size1, 14px); }}
+.{ROOT_CLASS} .widget-html-content, .{ROOT_CLASS} .widget-htmlmath-content {{ line-height: 1.5; }}
+.{ROOT_CLASS} button:focus-visible, .{ROOT_CLASS} input:focus-visible,
+.{ROOT_CLASS} [tabindex]:focus-visible {{
+  outline: 2px solid var(--jp-brand-color1, #1976d2) !important; outline-offset: 2px !important; }}
+.{STATUS_CLASS} {{ position: absolute !important; width: 1px !important; height: 1px !important;
+  margin: -1px !important; padding: 0 !important; overflow: hidden !important; clip: rect(0 0 0 0) !important;
+  white-space: nowrap !important; border: 0 !important; }}
+.{STALE_CLASS}:empty {{ display: none; }}
+.{STALE_CLASS} {{ margin: 0.5em 0; padding: 0.5em; border-left: 4px solid var(--jp-warn-color1, #f57c00); }}
+</style>"""
+# Runs once, when the hidden chrome child is rendered (an image that fails to load: script tags set through
+# innerHTML do not run). `this` is the image; everything it touches is inside the widget's root.
+_SCRIPT = f"""(function (img) {{
+var root = img.closest('.{ROOT_CLASS}');
+if (!root || root.hasAttribute('data-lm-suppress-shortcuts')) return;
+root.setAttribute('data-lm-suppress-shortcuts', 'true');
+var stale = document.createElement('div');
+stale.className = '{STALE_CLASS}';
+stale.setAttribute('role', 'alert');
+root.appendChild(stale);
+var timer = null;
+function tidy() {{
+  root.querySelectorAll('button, input, select, textarea, [tabindex]').forEach(function (el) {{
+    if (!el.hasAttribute('data-lm-suppress-shortcuts')) el.setAttribute('data-lm-suppress-shortcuts', 'true');
+  }});
+  root.querySelectorAll('.widget-radio-box').forEach(function (box) {{
+    var group = box.querySelector('input[name]');
+    var name = group ? group.name : 'course-radio-' + Math.random().toString(36).slice(2);
+    box.querySelectorAll('input[type=radio]:not([name])').forEach(function (r) {{ r.name = name; }});
+  }});
+  root.querySelectorAll('button.{OPTION_CLASS}[title]').forEach(function (b) {{
+    if (b.getAttribute('aria-label') !== b.title) b.setAttribute('aria-label', b.title);
+  }});
+  root.querySelectorAll('.{STATUS_CLASS}:not([role])').forEach(function (s) {{
+    s.setAttribute('role', 'status'); s.setAttribute('aria-live', 'polite');
+    s.setAttribute('aria-atomic', 'true');
+  }});
+  root.querySelectorAll('[data-seen]:not(.{SUMMARY_CLASS})').forEach(function (el) {{
+    el.removeAttribute('data-seen');
+  }});
+  var summary = root.querySelector('.{SUMMARY_CLASS}:not([data-seen])');
+  if (summary) {{
+    summary.setAttribute('data-seen', '');
+    summary.setAttribute('tabindex', '-1');
+    var now = document.activeElement;
+    if (!now || now === document.body || root.contains(now)) summary.focus();
+  }}
+}}
+new MutationObserver(function (records) {{
+  if (records.some(function (r) {{ return !stale.contains(r.target) && r.type !== 'attributes'; }})) {{
+    clearTimeout(timer); timer = null; stale.textContent = '';
+  }}
+  tidy();
+}}).observe(root, {{subtree: true, childList: true, characterData: true, attributes: true,
+  attributeFilter: ['title', 'class']}});
+function waiting(event) {{
+  var t = event.target;
+  var act = event.type === 'click' ? t.closest && t.closest('button') :
+    (event.key === 'Enter' && t.tagName === 'INPUT' && t.type === 'text' ? t : null);
+  if (!act || act.disabled || timer !== null) return;
+  timer = setTimeout(function () {{
+    timer = null; stale.textContent = {json.dumps(STALE_TEXT)};
+  }}, {STALE_AFTER_MS});
+}}
+root.addEventListener('click', waiting, true);
+root.addEventListener('keydown', waiting, true);
+tidy();
+}})(this)"""
+CHROME = f'{_STYLE}<img alt="" hidden src="data:," onerror="{html.escape(_SCRIPT)}">'
 
 
 def real_clock() -> datetime:
@@ -129,6 +223,22 @@ def unexpected_html(err: Exception) -> str:
     )
 
 
+def option_note(*, right: bool, chosen: bool) -> str:
+    """What an option was, in the list under a graded question."""
+    if right:
+        return "your answer, right" if chosen else "the right answer"
+    return "your answer"
+
+
+def html_text(fragment: str) -> str:
+    """The words of an HTML fragment made here (tags dropped, entities read): for the live region."""
+    return (
+        " ".join(html.unescape(re.sub(r"<[^>]+>", " ", fragment)).split())
+        .replace(" .", ".")
+        .replace(" :", ":")
+    )
+
+
 def _heading(verdict: Verdict) -> str:
     """The verdict's words with its mark: ``✓ Right`` or ``✗ Not quite``."""
     return f"{'✓' if verdict.right else '✗'} {verdict.word}"
@@ -156,21 +266,27 @@ def view_bundle(root: widgets.Widget, text: str) -> dict[str, Any]:
 class StoreSource:
     """Where the progress database is: an open `Store` (used as is, never closed here) or a path.
 
-    A path is opened only when needed and closed again right after, so nothing is held between answers. A
-    path that names a folder (``COURSE_DB`` or `store`) is not an error here: it is raised, as a
-    ``StoreError``, where the database is used, so that the widget shows it.
+    A path is opened only when needed and closed again right after, so nothing is held between answers, and
+    nothing is created before the first answer is saved. A path that names a folder (``COURSE_DB`` or
+    `store`), or a file in a folder that does not exist (only the per-user default folder is created, with
+    the file), is not an error here: it is raised, as a ``StoreError`` naming the path, where the database is
+    used, so that the widget shows it.
     """
 
     def __init__(self, store: StoreLike) -> None:
         self.store: Store | None = None
         self._path: Path | None = None
         self._problem: StoreError | None = None
+        self._named_by = "store"
         if isinstance(store, Store):
             self.store = store
             self._path = Path(store.path)
             return
+        if store is None:
+            self._named_by = path_source()
         try:
-            self._path = db_path() if store is None else require_file(Path(store).expanduser(), "store")
+            path = db_path() if store is None else require_file(Path(store).expanduser(), "store")
+            self._path = require_folder(path, self._named_by)
         except StoreError as err:
             self._problem = err
 
@@ -196,10 +312,11 @@ class StoreSource:
         return True
 
     def open_store(self, *, create: bool) -> Store:
-        """The database: the given `Store`, or the file opened (the caller closes it). Raises `StoreError`."""
+        """The database: the given `Store`, or the file opened (the caller closes it); opening creates no file
+        (with ``create``, the first write does). Raises `StoreError`."""
         if self.store is not None:
             return self.store
-        return open_store(self.path, create=create)
+        return open_store(self.path, create=create, named_by=self._named_by)
 
     @contextlib.contextmanager
     def open(self, *, create: bool) -> Iterator[Store]:
@@ -217,7 +334,8 @@ class QuestionPanel:
 
     Subclasses implement `_intervals` (labels of the rating buttons), `_save` (record one answer and return a
     note for the learner) and `_advance` (show the next question or the end). They may replace the hints shown
-    above the rating buttons (`recall_hint`, `right_hint`) and the notice after a right answer (`right_note`).
+    above the rating buttons (`recall_hint`, `right_hint`) and what is said after a right answer
+    (`unsaved_note`).
 
     Grading and the option order follow `course.presenting`: each question shown draws a new order of its
     options from `rng` (a `random.Random`; default a fresh one), kept while it is on screen, so displaying the
@@ -225,8 +343,8 @@ class QuestionPanel:
     """
 
     recall_hint: str = RECALL_HINT
-    right_hint: str = RIGHT_HINT
-    right_note: str = RIGHT_NOTE
+    right_hint: str = RIGHT_HINT  # "{button}": the Next button's label (Next or Finish)
+    unsaved_note: str = "Not saved yet: press {button} to save it."  # said after a right answer
 
     def __init__(self, clock: Clock | None, tz: tzinfo | None, rng: random.Random | None = None) -> None:
         if tz is None:
@@ -243,8 +361,13 @@ class QuestionPanel:
         self.rating_area = widgets.VBox()
         self.next_button = widgets.Button(description="Next", tooltip="Go to the next question")
         self.next_button.on_click(self._on_next)
+        # What just happened, in one short sentence, for screen readers (a polite live region, not shown).
+        self.status = widgets.HTML()
+        self.status.add_class(STATUS_CLASS)
+        self.chrome = widgets.HTML(CHROME, layout=widgets.Layout(display="none"))
         self.root = widgets.VBox(
             [
+                self.chrome,
                 self.title,
                 self.progress,
                 self.prompt,
@@ -252,9 +375,11 @@ class QuestionPanel:
                 self.feedback,
                 self.rating_area,
                 self.notice,
+                self.status,
             ],
             layout=widgets.Layout(max_width="60em"),
         )
+        self.root.add_class(ROOT_CLASS)
         # The current question and what happened to it.
         self.question: Question | None = None
         self.presentation: Presentation | None = None  # how it is shown: the order of its options
@@ -266,7 +391,7 @@ class QuestionPanel:
         self.check_button: widgets.Button | None = None
         self.show_button: widgets.Button | None = None
         self.rating_buttons: dict[Rating, widgets.Button] = {}
-        self.rating_choice: widgets.ToggleButtons | None = None
+        self.rating_choice: widgets.RadioButtons | None = None
         self.saved: Rating | None = None  # the rating saved for the current question, once saved
         self.results: list[tuple[str, Rating]] = []
         # What happened to the previous answer, shown under the next question.
@@ -287,6 +412,12 @@ class QuestionPanel:
     def _now(self) -> datetime:
         return read_clock(self._clock)
 
+    def _announce(self, *parts: str) -> None:
+        """Say `parts` (plain text; empty ones left out) in the live region; cleared first, so that the same
+        words are said again."""
+        self.status.value = ""
+        self.status.value = f"<p>{html.escape(' '.join(part for part in parts if part))}</p>"
+
     def _show(self, question: Question) -> None:
         """Show `question`, ready to be answered; its answer time is measured from now."""
         previous, self._last_note = self._last_note, None
@@ -301,30 +432,33 @@ class QuestionPanel:
         self.number_input = self.check_button = self.show_button = None
         self.rating_buttons = {}
         self.rating_choice = None
+        self.prompt.remove_class(SUMMARY_CLASS)
         self.prompt.value = to_html(question.prompt)
         self.feedback.value = ""
         self.rating_area.children = ()
         if question.kind == "choice":
             rows = []
             for position, shown in enumerate(self.presentation.shown()):
+                # The tooltip is the accessible name too (the chrome's script copies it to aria-label).
                 button = widgets.Button(
                     description=f"Answer {shown.label}",
-                    tooltip=f"Answer {shown.label}: {shown.option.text}",
+                    tooltip=f"Answer {shown.label}: {plain_text(shown.option.text)}",
                     layout=widgets.Layout(width="auto", min_width="7em"),
                 )
+                button.add_class(OPTION_CLASS)
                 button.on_click(lambda _b, p=position: self._on_option(p))
                 self.option_buttons.append(button)
                 rows.append(widgets.HBox([button, widgets.HTMLMath(inline_html(shown.option.text))]))
             self.answer_area.children = tuple(rows)
         elif question.kind == "numeric":
-            # Enter checks the answer: without continuous updates the value arrives on Enter (or when the box
-            # loses focus), on ipywidgets 7.7 and 8 alike; Text.on_submit is deprecated in both.
+            # Only Enter (the box's "submit" message) or Check grades; leaving the box (Tab to Check) does
+            # not. The value follows every keystroke, so it has arrived when Enter's message does.
             self.number_input = widgets.Text(
                 description="Answer:",
                 placeholder="a number, e.g. 64 or 0.125",
-                continuous_update=False,
+                continuous_update=True,
             )
-            self.number_input.observe(self._on_check, names="value")
+            self.number_input.on_msg(self._on_text_message)
             self.check_button = widgets.Button(
                 description="Check", tooltip="Check your answer (or press Enter)"
             )
@@ -344,11 +478,18 @@ class QuestionPanel:
         self._shown_once = True
 
     def _finish_view(self, summary: str, extra: tuple[widgets.Widget, ...] = ()) -> None:
-        """Replace the question by `summary` (HTML); what happened to the last answer stays in view."""
+        """Replace the question by `summary` (HTML); what happened to the last answer stays in view.
+
+        After the learner's last action (not when the cell first runs) the summary takes the focus (the
+        chrome's script) and is said in the live region."""
         self.question = self.presentation = self.verdict = None
         last, self._last_note = self._last_note, None
         self.notice.value = f"<p><i>Last question: {html.escape(last)}</i></p>" if last else ""
         self.prompt.value = summary
+        if self._shown_once:
+            self.prompt.add_class(SUMMARY_CLASS)
+            self._announce(html_text(summary))
+        self._shown_once = True
         self.answer_area.children = extra
         self.feedback.value = ""
         self.rating_area.children = ()
@@ -363,18 +504,22 @@ class QuestionPanel:
         lines = []
         for shown in verdict.options:
             mark = "✓" if shown.right else ("✗" if shown.chosen else "·")
-            notes = []
-            if shown.right:
-                notes.append("the right answer")
-            if shown.chosen:
-                notes.append("your answer")
-            note = f" <i>({', '.join(notes)})</i>" if notes else ""
+            note = (
+                f" <i>({option_note(right=shown.right, chosen=shown.chosen)})</i>"
+                if shown.right or shown.chosen
+                else ""
+            )
             text, why = inline_html(shown.option.text), inline_html(shown.option.why)
             lines.append(f"<li>{mark} <b>{shown.label}.</b> {text}{note}: {why}</li>")
         said = f"<b>{_heading(verdict)}.</b>"
         if not verdict.right:
             said += f" The answer is {verdict.answer}."
-        self._graded(verdict, f"{said}<ul>{''.join(lines)}</ul>")
+        self._graded(verdict, said, f"<ul>{''.join(lines)}</ul>")
+
+    def _on_text_message(self, _widget: widgets.Widget, content: dict[str, Any], _buffers: object) -> None:
+        """The number box's messages: Enter sends ``{"event": "submit"}`` (ipywidgets 7.7 and 8)."""
+        if content.get("event") == "submit":
+            self._on_check()
 
     def _on_check(self, _event: object = None) -> None:
         """Check the typed number (the Check button, or Enter in the box)."""
@@ -387,6 +532,7 @@ class QuestionPanel:
         except ValueError:
             shown = html.escape(repr(text)) if text else "Nothing typed"
             self.notice.value = f"<p>✗ {shown}: type a number, e.g. 64 or 0.125.</p>"
+            self._announce(html_text(self.notice.value))
             return
         self.answered_at = self._now()
         expected = html.escape(verdict.answer)
@@ -396,35 +542,41 @@ class QuestionPanel:
             said = f"<b>{_heading(verdict)}.</b> You answered {html.escape(text)}; the answer is {expected}."
         self._graded(verdict, f"<p>{said}</p>")
 
-    def _graded(self, verdict: Verdict, said: str) -> None:
-        """Show the verdict (`said`, HTML) and the explanation; save a wrong answer now, offer the ratings for
-        a right one (`Verdict.ratings`, its own rating preselected)."""
+    def _graded(self, verdict: Verdict, said: str, details: str = "") -> None:
+        """Show the verdict (`said`, HTML, also said in the live region), the `details` (HTML) and the
+        explanation; save a wrong answer now, offer the ratings for a right one (`Verdict.ratings`, its own
+        rating preselected)."""
         question = self.question
         assert question is not None and self.answered_at is not None
         self.verdict = verdict
         self.notice.value = ""
         self._disable_answer()
-        self.feedback.value = said + self._explanation(question)
+        self.feedback.value = said + details + self._explanation(question)
         if verdict.right:
             intervals = self._safe_intervals(question, self.answered_at)
-            self.rating_choice = widgets.ToggleButtons(
+            # Real radio buttons: the chosen rating is announced as checked (toggle buttons say nothing).
+            self.rating_choice = widgets.RadioButtons(
                 options=[(rating_label(r, intervals), r) for r in verdict.ratings],
                 value=verdict.rating,
-                tooltips=[rating_tooltip(r, intervals) for r in verdict.ratings],
                 description="Save as:",
             )
+            self._label_next()
+            button = self.next_button.description
             self.rating_area.children = (
-                widgets.HTMLMath(self.right_hint),
+                widgets.HTMLMath(self.right_hint.format(button=button)),
                 self.rating_choice,
                 self.next_button,
             )
-            self._label_next()
-            note = self.right_note.format(button=self.next_button.description)
-            self.notice.value += f"<p>{html.escape(note)}</p>"
+            # the notice may hold a problem met on the way, or that the answer is practice
+            self._announce(
+                html_text(said), html_text(self.notice.value), self.unsaved_note.format(button=button)
+            )
         else:
             self.rating_area.children = (self.next_button,)
-            self._try_save(verdict.rating)
+            saved = self._try_save(verdict.rating)
             self._label_next()
+            if saved:
+                self._announce(f"{html_text(said)} {self._last_note}")
         focus(self.next_button)
 
     def _on_show_answer(self, _button: widgets.Button | None = None) -> None:
@@ -435,7 +587,9 @@ class QuestionPanel:
         self._disable_answer()
         answer = to_html(str(question.answer))
         self.feedback.value = f"<p><b>Answer:</b></p>{answer}{self._explanation(question)}"
+        before = self.notice.value
         intervals = self._safe_intervals(question, self.answered_at)
+        met = html_text(self.notice.value) if self.notice.value != before else ""  # a problem, or practice
         for rating in RECALL_RATINGS:
             button = widgets.Button(
                 description=rating_label(rating, intervals),
@@ -447,6 +601,9 @@ class QuestionPanel:
         self.rating_area.children = (
             widgets.HTMLMath(self.recall_hint),
             widgets.HBox(list(self.rating_buttons.values())),
+        )
+        self._announce(
+            "Answer shown below. How well did you remember it? Choose Again, Hard, Good or Easy.", met
         )
         focus(self.rating_buttons[Rating.GOOD])
 
@@ -474,11 +631,13 @@ class QuestionPanel:
             note = self._save(question, rating, end, duration_ms(start, end))
         except PROBLEMS as err:
             self.notice.value = error_html(err, unsaved=True)
+            self._announce(html_text(self.notice.value))
             return False
         except (
             Exception
         ) as err:  # a widget callback's exception would otherwise vanish into the browser console
             self.notice.value = unexpected_html(err)
+            self._announce(html_text(self.notice.value))
             return False
         self.saved = rating
         self.results.append((question.id, rating))
@@ -488,6 +647,7 @@ class QuestionPanel:
             button.disabled = True
         self.notice.value = f"<p>{html.escape(note)}</p>"
         self._last_note = note
+        self._announce(note)
         return True
 
     # -- helpers ------------------------------------------------------------------------------------------

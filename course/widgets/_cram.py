@@ -35,12 +35,9 @@ CRAM_RECALL_HINT = (
     "<b>Easy</b>: at once. Practice answers do not change your review schedule.</p>"
 )
 CRAM_RIGHT_HINT = (
-    "<p>Logged as <b>Good</b> when you press Next. Choose <b>Hard</b> if it took effort (it still counts as "
-    "remembered) or <b>Easy</b> if it came at once. Practice answers do not change your review schedule.</p>"
-)
-CRAM_RIGHT_NOTE = (
-    "✓ Right, not logged yet: choose Hard, Good or Easy if you like, then press {button} to log it as "
-    "practice."
+    "<p>Logged as <b>Good</b> when you press {button}. Choose <b>Hard</b> if it took effort (it still counts "
+    "as remembered) or <b>Easy</b> if it came at once. Practice answers do not change your review "
+    "schedule.</p>"
 )
 
 
@@ -70,7 +67,7 @@ class CramWidget(QuestionPanel):
 
     recall_hint = CRAM_RECALL_HINT
     right_hint = CRAM_RIGHT_HINT
-    right_note = CRAM_RIGHT_NOTE
+    unsaved_note = "Not logged yet: press {button} to log it as practice."
 
     def __init__(
         self,

@@ -1,4 +1,4 @@
-"""Markdown with math -> HTML, for the HTMLMath widgets.
+"""Markdown with math -> HTML, for the HTMLMath widgets; and -> plain text, for accessible names.
 
 A deliberately small, safe subset: paragraphs, bullet and numbered lists, fenced code blocks, `code`,
 **bold** and *italic*. Everything else is text. The text is HTML-escaped before any markup is added, so a
@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 import re
 
-__all__ = ["to_html"]
+__all__ = ["plain_text", "to_html"]
 
 _FENCE = re.compile(r"^```[^\n]*\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
 # Order matters: escaped dollars, display math, inline math, inline code.
@@ -75,3 +75,29 @@ def _list(lines: list[str], pattern: re.Pattern[str], tag: str) -> str:
 def _inline(text: str) -> str:
     text = _BOLD.sub(r"<strong>\1</strong>", text)
     return _ITALIC.sub(r"<em>\1</em>", text)
+
+
+# TeX commands read as words or symbols in plain text; any other command loses its backslash.
+_TEX_WORDS = {"top": "T", "cdot": "·", "times": "×", "le": "≤", "ge": "≥", "ne": "≠", "to": "→", "infty": "∞"}
+_TEX_SQRT = re.compile(r"\\sqrt\{([^{}]*)\}")
+_TEX_TEXT = re.compile(r"\\(?:mathrm|text|mathbf|operatorname)\{([^{}]*)\}")
+_TEX_COMMAND = re.compile(r"\\([A-Za-z]+)\s?")
+
+
+def _plain_math(tex: str) -> str:
+    tex = _TEX_SQRT.sub(r"sqrt(\1)", tex)
+    tex = _TEX_TEXT.sub(r"\1", tex)
+    tex = _TEX_COMMAND.sub(lambda m: _TEX_WORDS.get(m.group(1), m.group(1)), tex)
+    return tex.replace("{", "").replace("}", "")
+
+
+def plain_text(text: str) -> str:
+    """The Markdown subset as plain one-line text: no markup, math as readable text (``$\\sqrt{d_k}$`` ->
+    ``sqrt(d_k)``). For a button's accessible name or a tooltip, where nothing is typeset."""
+    text = re.sub(
+        r"(?<!\\)\$\$(.+?)\$\$|(?<!\\)\$([^$\n]+?)\$", lambda m: _plain_math(m.group(1) or m.group(2)), text
+    )
+    text = re.sub(r"`([^`\n]+)`", r"\1", text)
+    text = _BOLD.sub(r"\1", text)
+    text = _ITALIC.sub(r"\1", text)
+    return " ".join(text.replace("\\$", "$").split())

@@ -140,7 +140,7 @@ class ReviewWidget(QuestionPanel):
         question = self.bank[item.id]
         lesson = f"{question.lesson}, {lesson_title(question.lesson)}"
         self.progress.value = (
-            f"<b>{session.remaining} left</b> (this session: {self.due_count} due, {self.new_count} new; "
+            f"<b>{session.remaining} left</b> (this session: {self.due_count} due now, {self.new_count} new; "
             f"{len(self.results)} answered). From lesson {html.escape(lesson)}."
         )
         self._show(question)
