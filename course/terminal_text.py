@@ -26,10 +26,15 @@ __all__ = ["terminal_text"]
 _FENCE = "```"
 _DISPLAY = "$$"
 _LIST_ITEM = re.compile(r"([-*+]|[0-9]{1,3}[.)])[ \t]+")
-_INLINE = re.compile(r"(`+)(.+?)\1|\$([^$]+?)\$", re.DOTALL)  # a code span, or inline math
+# Spans are bounded in length (_SPAN characters), so that text full of unclosed markers ("**a **a ...") is
+# read in time linear in its length: an unbounded lazy span rescans the rest of the text from every marker.
+_SPAN = 500
+_INLINE = re.compile(rf"(`+)(.{{1,{4 * _SPAN}}}?)\1|\$([^$]+?)\$", re.DOTALL)  # a code span, or inline math
 _ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!$|])")
-_STRONG = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*|__(?=\S)(.+?)(?<=\S)__")
-_EMPHASIS = re.compile(r"(?<![\w*])\*(?=\S)(.+?)(?<=\S)\*(?![\w*])|(?<![\w_])_(?=\S)(.+?)(?<=\S)_(?![\w_])")
+_STRONG = re.compile(rf"\*\*(?=\S)(.{{1,{_SPAN}}}?)(?<=\S)\*\*|__(?=\S)(.{{1,{_SPAN}}}?)(?<=\S)__")
+_EMPHASIS = re.compile(
+    rf"(?<![\w*])\*(?=\S)(.{{1,{_SPAN}}}?)(?<=\S)\*(?![\w*])|(?<![\w_])_(?=\S)(.{{1,{_SPAN}}}?)(?<=\S)_(?![\w_])"
+)
 _CONTROL_WORD = re.compile(r"\\([A-Za-z]+)")
 _SPACING = {"\\,": " ", "\\;": " ", "\\:": " ", "\\!": "", "\\ ": " ", "\\quad": " ", "\\qquad": " "}
 _SUP, _SUB = "\x01", "\x02"  # ^ and _ once their argument is written out, so that they are not read again

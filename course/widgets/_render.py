@@ -10,14 +10,18 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Callable
 
 __all__ = ["plain_text", "to_html"]
 
-_FENCE = re.compile(r"^```[^\n]*\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
+_FENCE_CLOSE = re.compile(r"```[ \t]*")  # a whole line that closes a fenced code block
+# Spans are bounded in length (_SPAN characters), so that text full of unclosed markers ("**a **a ...") is
+# read in time linear in its length: an unbounded lazy span rescans the rest of the text from every marker.
+_SPAN = 500
 # Order matters: escaped dollars, display math, inline math, inline code.
-_INLINE = re.compile(r"\\\$|\$\$.+?\$\$|\$[^$\n]+?\$|`[^`\n]+`", re.DOTALL)
-_BOLD = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*")
-_ITALIC = re.compile(r"(?<![*\w])\*(?=[^\s*])(.+?)(?<=[^\s*])\*(?![*\w])")
+_INLINE = re.compile(rf"\\\$|\$\$.{{1,{4 * _SPAN}}}?\$\$|\$[^$\n]+?\$|`[^`\n]+`", re.DOTALL)
+_BOLD = re.compile(rf"\*\*(?=\S)(.{{1,{_SPAN}}}?)(?<=\S)\*\*")
+_ITALIC = re.compile(rf"(?<![*\w])\*(?=[^\s*])(.{{1,{_SPAN}}}?)(?<=[^\s*])\*(?![*\w])")
 _BULLET = re.compile(r"^[-*+][ \t]+")
 _NUMBER = re.compile(r"^\d+[.)][ \t]+")
 # Placeholders that cannot appear in the text (NUL and SOH are stripped from the input first):
@@ -34,9 +38,8 @@ def to_html(text: str) -> str:
         slots.append(fragment)
         return f"{mark}{len(slots) - 1}{mark}"
 
-    def fence(match: re.Match[str]) -> str:
-        code = match.group(1).rstrip("\n")
-        return "\n\n" + keep(f"<pre><code>{html.escape(code)}</code></pre>", "\x01") + "\n\n"
+    def fence(code: str) -> str:
+        return "\n\n" + keep(f"<pre><code>{html.escape(code.rstrip(chr(10)))}</code></pre>", "\x01") + "\n\n"
 
     def inline(match: re.Match[str]) -> str:
         token = match.group(0)
@@ -44,11 +47,32 @@ def to_html(text: str) -> str:
             return keep(f"<code>{html.escape(token[1:-1])}</code>")
         return keep(html.escape(token, quote=False))  # math (or \$): escaped, delimiters kept for MathJax
 
-    text = _FENCE.sub(fence, text)
+    text = _replace_fences(text, fence)
     text = _INLINE.sub(inline, text)
     text = html.escape(text, quote=False)
     out = "\n".join(_block(block) for block in re.split(r"\n[ \t]*\n", text) if block.strip())
     return _SLOT_RE.sub(lambda m: slots[int(m.group(2))], out)
+
+
+def _replace_fences(text: str, replace: Callable[[str], str]) -> str:
+    """Replace each fenced code block, from a line starting with ``` to the next line that is only ```, by
+    ``replace(code)``. One pass: the next closing line after each line is found by a backward scan first."""
+    lines = text.split("\n")
+    next_close = [len(lines)] * (len(lines) + 1)
+    for i in range(len(lines) - 1, -1, -1):
+        next_close[i] = i if _FENCE_CLOSE.fullmatch(lines[i]) else next_close[i + 1]
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        close = next_close[i + 1] if lines[i].startswith("```") else len(lines)
+        if close < len(lines):
+            body = lines[i + 1 : close]
+            out.append(replace("\n".join(body) + ("\n" if body else "")))
+            i = close + 1
+        else:
+            out.append(lines[i])
+            i += 1
+    return "\n".join(out)
 
 
 def _block(block: str) -> str:
