@@ -15,25 +15,30 @@ from scheduler._errors import (
 )
 from scheduler._format import format_interval
 from scheduler._memory import Memory
-from scheduler._records import CardState, CramReview, Item, Limits, Rating, Review
+from scheduler._records import Answer, CardState, CramReview, DueItems, Item, Limits, Rating, Review, State
 from scheduler._schema import SCHEMA_VERSION
 from scheduler._serving import CramSession, Session, due_queue
 from scheduler._stats import Stats, forecast, stats
+from scheduler._storage import Storage
 from scheduler._store import Store
 from scheduler._time import day_start
 
 __all__ = [
     "SCHEMA_VERSION",
+    "Answer",
     "CardState",
     "CramReview",
     "CramSession",
+    "DueItems",
     "Item",
     "Limits",
     "Memory",
     "Rating",
     "Review",
     "Session",
+    "State",
     "Stats",
+    "Storage",
     "Store",
     "StoreAccessError",
     "StoreCorruptError",

@@ -4,9 +4,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from enum import IntEnum
+from enum import Enum, IntEnum
 
-__all__ = ["CardState", "CramReview", "Item", "Limits", "Rating", "Review", "check_rating"]
+__all__ = [
+    "Answer",
+    "CardState",
+    "CramReview",
+    "DueItems",
+    "Item",
+    "Limits",
+    "Rating",
+    "Review",
+    "State",
+    "check_rating",
+]
 
 
 class Rating(IntEnum):
@@ -28,6 +39,16 @@ def check_rating(value: object) -> Rating:
     return Rating(value)
 
 
+class State(Enum):
+    """Where an item stands in the schedule; ``NEW`` before its first answer. A ``CardState.state`` is one of
+    the other three's values."""
+
+    NEW = "new"
+    LEARNING = "learning"
+    REVIEW = "review"
+    RELEARNING = "relearning"
+
+
 @dataclass(frozen=True)
 class Item:
     """Something that can be reviewed, e.g. one quiz question."""
@@ -45,6 +66,26 @@ class Review:
     reviewed_at: datetime
     duration_ms: int | None
     due: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """One scheduled answer as statistics and daily limits see it: who, when, how, and the item's state
+    just before it (``State.NEW`` for a first answer)."""
+
+    item_id: str
+    reviewed_at: datetime
+    rating: Rating
+    state_before: State
+
+
+@dataclass(frozen=True)
+class DueItems:
+    """The schedule at one moment: the items due by then, with when each is due, and every item that has a
+    card (answered at least once), due or not."""
+
+    due: dict[str, datetime]
+    scheduled: frozenset[str]
 
 
 @dataclass(frozen=True)

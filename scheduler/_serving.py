@@ -5,15 +5,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime, timedelta, tzinfo
 
-from scheduler._records import Item, Limits, Rating, Review
-from scheduler._store import Store
-from scheduler._time import day_starts, require_aware, to_ms
+from scheduler._records import Item, Limits, Rating, Review, State
+from scheduler._storage import Storage
+from scheduler._time import day_starts, require_aware
 
 __all__ = ["CramSession", "Session", "due_queue"]
 
 
 def due_queue(
-    store: Store,
+    store: Storage,
     items: Sequence[Item],
     at: datetime,
     tz: tzinfo,
@@ -30,7 +30,7 @@ def due_queue(
 
 
 def _due_and_new(
-    store: Store, items: Sequence[Item], at: datetime, tz: tzinfo, limits: Limits, rollover_hour: int
+    store: Storage, items: Sequence[Item], at: datetime, tz: tzinfo, limits: Limits, rollover_hour: int
 ) -> tuple[list[Item], list[Item]]:
     """The due queue in its two parts, read from one snapshot of the store."""
     at = require_aware(at, "at")
@@ -39,28 +39,25 @@ def _due_and_new(
 
 
 def _read_queue(
-    store: Store, items: Sequence[Item], at: datetime, tz: tzinfo, limits: Limits, rollover_hour: int
+    store: Storage, items: Sequence[Item], at: datetime, tz: tzinfo, limits: Limits, rollover_hour: int
 ) -> tuple[list[Item], list[Item]]:
     start, end = day_starts(at, tz, rollover_hour, 2)
     positions: dict[str, int] = {}
     for position, item in enumerate(items):
         positions.setdefault(item.id, position)
-    answered = [state for item_id, state in store._answers_between(start, end) if item_id in positions]
-    new_done = answered.count(0)
+    answered = [answer.state_before for answer in store.answers(start, end) if answer.item_id in positions]
+    new_done = answered.count(State.NEW)
     reviews_done = len(answered) - new_done
 
-    at_ms = to_ms(at)
-    with_card = store._due_times()
-    due = sorted(
-        (when, positions[item_id]) for item_id, when in with_card if when <= at_ms and item_id in positions
-    )
+    schedule = store.due_by(at)
+    due = sorted((when, positions[item_id]) for item_id, when in schedule.due.items() if item_id in positions)
     queue = _break_ties(store, items, due, at, max(0, limits.reviews_per_day - reviews_done))
 
     new: list[Item] = []
     new_left = max(0, limits.new_per_day - new_done)
     if new_left:
         decks = set(store.enrolled())
-        seen = {item_id for item_id, _ in with_card}
+        seen = schedule.scheduled
         for position, item in enumerate(items):
             if len(new) == new_left:
                 break
@@ -70,7 +67,7 @@ def _read_queue(
 
 
 def _break_ties(
-    store: Store, items: Sequence[Item], due: list[tuple[int, int]], at: datetime, cap: int
+    store: Storage, items: Sequence[Item], due: list[tuple[datetime, int]], at: datetime, cap: int
 ) -> list[Item]:
     """The first ``cap`` of ``due`` (sorted by due time, then position) with equal due times ordered by lowest
     retrievability first; retrievability is computed only where such a tie matters."""
@@ -95,7 +92,7 @@ def _break_ties(
 class _Queue:
     """A queue of items answered one at a time; an AGAIN answer sends the item to the back."""
 
-    def __init__(self, store: Store, queue: list[Item]) -> None:
+    def __init__(self, store: Storage, queue: list[Item]) -> None:
         self._store = store
         self._queue = queue
 
@@ -128,7 +125,7 @@ class Session(_Queue):
 
     def __init__(
         self,
-        store: Store,
+        store: Storage,
         items: Sequence[Item],
         at: datetime,
         tz: tzinfo,
@@ -150,7 +147,7 @@ class Session(_Queue):
 class CramSession(_Queue):
     """Practice over all of ``items``, in order; answers go to the cram log, the schedule is unchanged."""
 
-    def __init__(self, store: Store, items: Sequence[Item]) -> None:
+    def __init__(self, store: Storage, items: Sequence[Item]) -> None:
         super().__init__(store, list(items))
 
     def answer(self, item: Item, rating: Rating, at: datetime, duration_ms: int | None = None) -> None:

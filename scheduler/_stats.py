@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-from bisect import bisect_left
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
 
-from scheduler._records import Item
-from scheduler._store import Store
-from scheduler._time import DayIndexer, day_starts, require_aware, to_ms
+from scheduler._records import Answer, Item, Rating, State
+from scheduler._storage import Storage
+from scheduler._time import DayIndexer, day_starts, from_ms, require_aware, to_ms
 
 __all__ = ["Stats", "forecast", "stats"]
-
-_REVIEW_STATE = 2
 
 
 @dataclass(frozen=True)
@@ -37,69 +35,66 @@ class Stats:
     new_available: int  # items of enrolled decks never answered (before any daily limit)
 
 
-def _due_per_day(due_times: list[tuple[str, int]], ids: set[str], starts: list[datetime]) -> list[int]:
+def _due_per_day(due_times: dict[str, datetime], ids: set[str], starts: list[datetime]) -> list[int]:
     """Due counts per day: bucket k is [starts[k], starts[k + 1]), with everything overdue in bucket 0."""
-    bounds = [to_ms(start) for start in starts[1:]]
+    bounds = [from_ms(to_ms(start)) for start in starts[1:]]  # to the millisecond, as times are stored
     counts = [0] * len(bounds)
-    for item_id, due in due_times:
+    for item_id, due in due_times.items():
         if item_id in ids:
-            day = bisect_left(bounds, due + 1)  # due < bounds[day]
+            day = bisect_right(bounds, due)  # due < bounds[day]
             if day < len(counts):
                 counts[day] += 1
     return counts
 
 
-def _true_retention(
-    rows: list[tuple[str, int, int, int]], ids: set[str], tz: tzinfo, rollover_hour: int
-) -> float | None:
+def _true_retention(answers: list[Answer], ids: set[str], tz: tzinfo, rollover_hour: int) -> float | None:
     day_of = DayIndexer(tz, rollover_hour)
     seen: set[tuple[str, int]] = set()
     counted = passed = 0
-    for item_id, reviewed_at, rating, state_before in rows:
-        if item_id not in ids:
+    for answer in answers:
+        if answer.item_id not in ids:
             continue
-        key = (item_id, day_of(reviewed_at))
+        key = (answer.item_id, day_of(to_ms(answer.reviewed_at)))
         if key in seen:
             continue
         seen.add(key)
-        if state_before == _REVIEW_STATE:
+        if answer.state_before is State.REVIEW:
             counted += 1
-            passed += rating != 1
+            passed += answer.rating is not Rating.AGAIN
     return passed / counted if counted else None
 
 
-def stats(store: Store, items: Sequence[Item], at: datetime, tz: tzinfo, rollover_hour: int = 4) -> Stats:
+def stats(store: Storage, items: Sequence[Item], at: datetime, tz: tzinfo, rollover_hour: int = 4) -> Stats:
     """The numbers at ``at``, all read from one snapshot of the store."""
     at = require_aware(at, "at")
     starts = day_starts(at, tz, rollover_hour, 9)
     ids = {item.id for item in items}
     with store.snapshot():
-        due_times = store._due_times()
-        counts = store._review_counts()
+        due_times = store.due_times()
+        counts = store.review_counts()
         decks = set(store.enrolled())
-        answered_today = store._answers_between(starts[0], starts[1])
-        retention_rows = store._retention_rows()
+        answered_today = store.answers(starts[0], starts[1])
+        answers = store.answers()
     due = _due_per_day(due_times, ids, starts)
-    at_ms = to_ms(at)
-    due_now = sum(when <= at_ms for item_id, when in due_times if item_id in ids)
-    seen = {item_id for item_id, _ in due_times}
+    due_now = sum(when <= at for item_id, when in due_times.items() if item_id in ids)
+    seen = due_times.keys()
     return Stats(
         due_now=due_now,
         due_later_today=due[0] - due_now,
         due_next_7_days=tuple(due[1:8]),
-        reviews_today=sum(item_id in ids for item_id, _ in answered_today),
+        reviews_today=sum(answer.item_id in ids for answer in answered_today),
         reviews_total=sum(counts.get(item_id, 0) for item_id in ids),
-        true_retention=_true_retention(retention_rows, ids, tz, rollover_hour),
+        true_retention=_true_retention(answers, ids, tz, rollover_hour),
         new_available=len({item.id for item in items if item.deck in decks and item.id not in seen}),
     )
 
 
 def forecast(
-    store: Store, items: Sequence[Item], at: datetime, tz: tzinfo, days: int = 30, rollover_hour: int = 4
+    store: Storage, items: Sequence[Item], at: datetime, tz: tzinfo, days: int = 30, rollover_hour: int = 4
 ) -> list[int]:
     """Due counts for ``days`` learner's days from today; day 0 includes everything overdue."""
     if isinstance(days, bool) or not isinstance(days, int) or days < 1:
         raise ValueError(f"days must be a positive int, got {days!r}")
     at = require_aware(at, "at")
     starts = day_starts(at, tz, rollover_hour, days + 1)
-    return _due_per_day(store._due_times(), {item.id for item in items}, starts)
+    return _due_per_day(store.due_times(), {item.id for item in items}, starts)

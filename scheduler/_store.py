@@ -14,7 +14,7 @@ import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from types import TracebackType
 
@@ -22,13 +22,19 @@ from scheduler._errors import StoreAccessError, StoreCorruptError, StoreNotFound
 from scheduler._failures import from_os_error, translate
 from scheduler._memory import Memory
 from scheduler._opening import MISSING, enable_wal, inspect, migrate
-from scheduler._records import CardState, CramReview, Rating, Review, check_rating
+from scheduler._records import Answer, CardState, CramReview, DueItems, Rating, Review, State, check_rating
 from scheduler._time import from_ms, require_aware, to_ms
 
 __all__ = ["Store"]
 
-_STATE_CODES = {"learning": 1, "review": 2, "relearning": 3}
-_STATE_NAMES = {code: name for name, code in _STATE_CODES.items()}
+# The only place the on-disk state codes appear (review_log.state_before, cards.state).
+_STATE_CODES = {State.NEW: 0, State.LEARNING: 1, State.REVIEW: 2, State.RELEARNING: 3}
+_STATES = {code: state for state, code in _STATE_CODES.items()}
+_CARD_STATE_CODES = {state.value: code for state, code in _STATE_CODES.items() if state is not State.NEW}
+_CARD_STATE_NAMES = {code: name for name, code in _CARD_STATE_CODES.items()}
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)  # as in _time.from_ms
+_ONE_MS = timedelta(milliseconds=1)
+_RATINGS = {int(rating): rating for rating in Rating}  # a dict lookup: Rating(code) is slow over many rows
 _CARD_COLUMNS = "item_id, state, step, stability, difficulty, due, last_review, reps, lapses"
 _REVIEW_COLUMNS = "item_id, rating, reviewed_at, duration_ms, due"
 
@@ -37,7 +43,7 @@ def _card_from_row(row: tuple) -> CardState:  # type: ignore[type-arg]
     item_id, state, step, stability, difficulty, due, last_review, reps, lapses = row[:9]
     return CardState(
         item_id=item_id,
-        state=_STATE_NAMES[state],
+        state=_CARD_STATE_NAMES[state],
         step=step,
         stability=stability,
         difficulty=difficulty,
@@ -270,7 +276,7 @@ class Store:
                     to_ms(at),
                     duration_ms,
                     due,
-                    0 if before is None else _STATE_CODES[before.state],
+                    _STATE_CODES[State.NEW] if before is None else _CARD_STATE_CODES[before.state],
                 ),
             ).lastrowid
             self._put(connection, after, due, log_id)  # type: ignore[arg-type]
@@ -299,7 +305,7 @@ class Store:
             f"INSERT OR REPLACE INTO cards ({_CARD_COLUMNS}, log_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 card.item_id,
-                _STATE_CODES[card.state],
+                _CARD_STATE_CODES[card.state],
                 card.step,
                 card.stability,
                 card.difficulty,
@@ -376,21 +382,44 @@ class Store:
                 self._put(connection, card, to_ms(card.due), rows[end - 1][0])
                 start = end
 
-    # Narrow queries for serving and statistics (package-private).
+    # Narrow queries for serving and statistics (see Storage).
 
-    def _due_times(self) -> list[tuple[str, int]]:
-        return self._read("SELECT item_id, due FROM cards")
+    def due_times(self) -> dict[str, datetime]:
+        """When each item with a card is due."""
+        epoch, one_ms = _EPOCH, _ONE_MS  # from_ms, inlined: this runs once per card
+        return {
+            item_id: epoch + one_ms * due for item_id, due in self._read("SELECT item_id, due FROM cards")
+        }
 
-    def _answers_between(self, start: datetime, end: datetime) -> list[tuple[str, int]]:
-        """(item_id, state_before) of the log rows with start <= reviewed_at < end."""
-        return self._read(
-            "SELECT item_id, state_before FROM review_log"
-            " WHERE reviewed_at >= ? AND reviewed_at < ? ORDER BY id",
-            (to_ms(start), to_ms(end)),
+    def due_by(self, until: datetime) -> DueItems:
+        """The items due at or before ``until``, and every item with a card, from one read of the cards."""
+        until_ms = to_ms(require_aware(until, "until"))
+        rows = self._read("SELECT item_id, due FROM cards")
+        epoch, one_ms = _EPOCH, _ONE_MS  # from_ms, inlined: this runs once per due card on every queue
+        due = {item_id: epoch + one_ms * when for item_id, when in rows if when <= until_ms}
+        return DueItems(due, frozenset([item_id for item_id, _ in rows]))
+
+    def answers(self, start: datetime | None = None, end: datetime | None = None) -> list[Answer]:
+        """Scheduled answers with ``start <= reviewed_at < end`` (either bound optional), in log order."""
+        where = []
+        parameters = []
+        if start is not None:
+            where.append("reviewed_at >= ?")
+            parameters.append(to_ms(require_aware(start, "start")))
+        if end is not None:
+            where.append("reviewed_at < ?")
+            parameters.append(to_ms(require_aware(end, "end")))
+        rows = self._read(
+            "SELECT item_id, reviewed_at, rating, state_before FROM review_log"
+            + (" WHERE " + " AND ".join(where) if where else "")
+            + " ORDER BY id",
+            tuple(parameters),
         )
+        return [
+            Answer(item_id, from_ms(at), _RATINGS[rating], _STATES[state])
+            for item_id, at, rating, state in rows
+        ]
 
-    def _review_counts(self) -> dict[str, int]:
+    def review_counts(self) -> dict[str, int]:
+        """How many scheduled answers each answered item has."""
         return dict(self._read("SELECT item_id, COUNT(*) FROM review_log GROUP BY item_id"))
-
-    def _retention_rows(self) -> list[tuple[str, int, int, int]]:
-        return self._read("SELECT item_id, reviewed_at, rating, state_before FROM review_log ORDER BY id")

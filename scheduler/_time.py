@@ -35,7 +35,7 @@ def to_ms(value: datetime) -> int:
 
 def from_ms(ms: int) -> datetime:
     """The UTC datetime ``ms`` milliseconds after the epoch."""
-    return _EPOCH + timedelta(milliseconds=ms)
+    return _EPOCH + _ONE_MS * ms  # exact, and faster than timedelta(milliseconds=ms)
 
 
 def _check_hour(rollover_hour: int) -> None:

@@ -14,7 +14,8 @@ HYGIENE = ROOT.parent / "shared" / "tools" / "notebook_hygiene.py"
 
 
 needs_ruff = pytest.mark.skipif(
-    importlib.util.find_spec("ruff") is None, reason="ruff is not installed (pip install -r requirements.txt)"
+    importlib.util.find_spec("ruff") is None,
+    reason="ruff is not installed (pip install -r requirements-test.txt)",
 )
 
 

@@ -14,16 +14,20 @@ REPO = Path(next(iter(scheduler.__path__))).parent
 def test_public_names() -> None:
     assert scheduler.__all__ == [
         "SCHEMA_VERSION",
+        "Answer",
         "CardState",
         "CramReview",
         "CramSession",
+        "DueItems",
         "Item",
         "Limits",
         "Memory",
         "Rating",
         "Review",
         "Session",
+        "State",
         "Stats",
+        "Storage",
         "Store",
         "StoreAccessError",
         "StoreCorruptError",
@@ -43,6 +47,12 @@ def test_public_names() -> None:
         ("HARD", 2),
         ("GOOD", 3),
         ("EASY", 4),
+    ]
+    assert [(state.name, state.value) for state in scheduler.State] == [
+        ("NEW", "new"),
+        ("LEARNING", "learning"),
+        ("REVIEW", "review"),
+        ("RELEARNING", "relearning"),
     ]
 
 

@@ -26,12 +26,12 @@ def stores(tmp_path: Path) -> Iterator[tuple[Store, Store]]:
 
 
 def write_before(store: Store, name: str, write: Callable[[], object]) -> None:
-    """Make ``store``'s private read ``name`` run ``write`` (another kernel's answer) just before reading."""
+    """Make ``store``'s read ``name`` run ``write`` (another kernel's answer) just before reading."""
     read = getattr(store, name)
 
-    def interleaved() -> object:
+    def interleaved(*args: object, **options: object) -> object:
         write()
-        return read()
+        return read(*args, **options)
 
     setattr(store, name, interleaved)
 
@@ -44,16 +44,16 @@ def test_due_queue_does_not_see_a_write_half_way(stores: tuple[Store, Store]) ->
     # The other kernel answers n1 after today's answers were counted and before the cards are read:
     # seen half, n1 would count as not answered today and as not new either, and n2 would be served
     # although the day's one new item is used up.
-    write_before(mine, "_due_times", lambda: other.record("n1", GOOD, T0))
+    write_before(mine, "due_by", lambda: other.record("n1", GOOD, T0))
     assert [item.id for item in due_queue(mine, items, at, UTC, Limits(new_per_day=1))] == ["n1"]
-    del mine._due_times  # the plain read again
+    del mine.due_by  # the plain read again
     assert due_queue(mine, items, at, UTC, Limits(new_per_day=1)) == []  # now n1's answer counts
 
 
 def test_session_does_not_see_a_write_half_way(stores: tuple[Store, Store]) -> None:
     mine, other = stores
     mine.enroll("n", T0)
-    write_before(mine, "_due_times", lambda: other.record("n1", GOOD, T0))
+    write_before(mine, "due_by", lambda: other.record("n1", GOOD, T0))
     session = Session(mine, [Item("n1", "n"), Item("n2", "n")], T0, UTC, Limits(new_per_day=1))
     assert (session.next(), session.due_count, session.new_count) == (Item("n1", "n"), 0, 1)
 
@@ -66,9 +66,9 @@ def test_stats_do_not_see_a_write_half_way(stores: tuple[Store, Store]) -> None:
     mine.record("d1", GOOD, T0 - timedelta(days=1))
     at = T0 + timedelta(hours=1)
     before = stats(mine, items, at, UTC)
-    write_before(mine, "_review_counts", lambda: other.record("d2", GOOD, T0))
+    write_before(mine, "review_counts", lambda: other.record("d2", GOOD, T0))
     assert stats(mine, items, at, UTC) == before  # everything as before the write, nothing mixed
-    del mine._review_counts
+    del mine.review_counts
     after = stats(mine, items, at, UTC)
     assert (after.reviews_total, after.reviews_today, after.new_available) == (3, 1, 1)
 

@@ -1,4 +1,5 @@
-"""Several processes writing one store, and a writer killed with SIGKILL mid-session."""
+"""Several processes writing one store, and a writer killed with SIGKILL mid-session (threads sharing one
+store, and writers on several handles, are in the contract suite, test_store_contract.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import threading
 from collections import Counter
 from datetime import datetime, timedelta, timezone
 from multiprocessing.synchronize import Barrier
@@ -153,22 +153,3 @@ def test_sigkill_mid_session_keeps_every_committed_review(tmp_path: Path, when: 
         assert served[100:110] == served[0:40:4]  # the session served the AGAIN answers again, in order
         assert_cache_matches_log(store)
         store.record("q000", Rating.GOOD, T0 + timedelta(days=3650))  # and it is still writable
-
-
-def test_one_store_shared_by_threads_loses_nothing(tmp_path: Path) -> None:
-    # Jupyter calls widget callbacks on another thread than the cell that opened the store.
-    with Store.open(tmp_path / "progress.sqlite3") as store:
-
-        def work(worker: int) -> None:
-            for index in range(50):
-                at = T0 + timedelta(days=worker * 1000, minutes=index)
-                store.record(f"t{worker}-{index % 5}", Rating.GOOD, at)
-
-        threads = [threading.Thread(target=work, args=(worker,)) for worker in range(4)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        assert len(store.reviews()) == 200
-        assert Counter(review.item_id[:2] for review in store.reviews()) == {f"t{w}": 50 for w in range(4)}
-        assert_cache_matches_log(store)

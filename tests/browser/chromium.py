@@ -8,7 +8,7 @@ from typing import Any
 
 ADVICE = "Chromium not found: install it with `apt-get install chromium` (Debian) to run the browser test"
 PLAYWRIGHT_ADVICE = (
-    "The playwright Python package is not installed: `pip install -r requirements.txt` "
+    "The playwright Python package is not installed: `pip install -r requirements-test.txt` "
     "(no `playwright install` needed; the test uses the system Chromium) to run the browser test"
 )
 

@@ -1,0 +1,243 @@
+"""Checkers for lesson 02: scaled dot-product attention, for one query and in general, and the softmax's
+Jacobian."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from course.attention import scaled_dot_product_attention, softmax
+from course.checkers._engine import CheckResult, _Case, _run
+from course.checkers._softmax import _STABLE_HINT
+
+__all__ = ["check_attend_one", "check_attention", "check_softmax_jacobian"]
+
+_MATMUL_ERRORS = ("matmul", "cannot be multiplied", "mismatch")  # numpy's and torch's shape errors
+_TRANSPOSE_HINT = (
+    "the scores are q @ kᵀ: swap the last two axes of k with np.swapaxes(k, -1, -2); k.T reverses every "
+    "axis, batch axes too"
+)
+
+
+def _scale_mistakes(
+    attend: Callable[[float], NDArray[Any]], right: float, wrong: Sequence[tuple[float, str]], fix: str
+) -> list[tuple[NDArray[Any], str]]:
+    """Attention at each wrong scale, with the words for it (``wrong``: scale, 'scaling by 1/d_k'), then
+    ``fix``. Scales equal to the right one for these shapes are left out; scales equal to each other share
+    one explanation that names them all, so that no learner is told the wrong one."""
+    groups: list[tuple[float, list[str]]] = []
+    for scale, words in wrong:
+        if math.isclose(scale, right):
+            continue
+        for known, names in groups:
+            if math.isclose(known, scale):
+                names.append(words)
+                break
+        else:
+            groups.append((scale, [words]))
+    return [
+        (attend(scale), f"it matches {' or '.join(names)}{' (the same here)' if len(names) > 1 else ''}{fix}")
+        for scale, names in groups
+    ]
+
+
+def _attention_mistakes(
+    q: NDArray[Any],
+    k: NDArray[Any],
+    v: NDArray[Any],
+    mask: NDArray[Any] | None = None,
+    more_scales: Sequence[tuple[float, str]] = (),
+) -> tuple[tuple[NDArray[Any], str], ...]:
+    """What typical wrong attention functions return on these inputs, with the words for each mistake;
+    ``more_scales`` adds wrong scales to the usual two (none, 1/d_k)."""
+    d_k = q.shape[-1]
+    weights = scaled_dot_product_attention(q, k, v, mask)[1]
+    mistakes = _scale_mistakes(
+        lambda scale: scaled_dot_product_attention(q, k, v, mask, scale=scale)[0],
+        1 / math.sqrt(d_k),
+        [(1.0, "attention without scaling"), (1 / d_k, "scaling by 1/d_k"), *more_scales],
+        "; scale the scores by 1/√d_k",
+    )
+    mistakes.append(
+        (weights, "these are the attention weights; return the output, weights @ v, or (output, weights)")
+    )
+    scores = q @ np.swapaxes(k, -1, -2) / math.sqrt(d_k)  # (..., T_q, T_k)
+    if mask is None and scores.shape[-1] == scores.shape[-2]:
+        wrong_axis = softmax(scores, axis=-2) @ v
+        mistakes.append(
+            (wrong_axis, "it matches a softmax over the queries (axis -2); take it over the keys (last axis)")
+        )
+    if mask is not None:
+        inverted = scaled_dot_product_attention(q, k, v, ~mask)[0]
+        mistakes.append(
+            (inverted, "it matches the mask inverted; here True means the query may attend to the key")
+        )
+        after = (softmax(scores) * mask) @ v
+        mistakes.append(
+            (after, "it matches masking after the softmax; set masked scores to -inf before the softmax")
+        )
+        mistakes.append(
+            (
+                scaled_dot_product_attention(q, k, v)[0],
+                "it matches attention without the mask; set the scores of masked keys to -inf before the "
+                "softmax",
+            )
+        )
+        mistakes.append(
+            (
+                softmax(scores * mask) @ v,
+                "it matches multiplying the scores by the mask, which gives a masked key the score 0, not "
+                "-inf; use np.where(mask, scores, -np.inf)",
+            )
+        )
+    return tuple(mistakes)
+
+
+def _attention_case(
+    name: str,
+    q: NDArray[Any],
+    k: NDArray[Any],
+    v: NDArray[Any],
+    mask: NDArray[np.bool_] | None = None,
+    hint: str = "",
+) -> _Case:
+    out, weights = scaled_dot_product_attention(q, k, v, mask)
+    allowed = None if mask is None else np.broadcast_to(mask, weights.shape)
+    args = (q, k, v) if mask is None else (q, k, v, mask)
+    return _Case(
+        name,
+        args,
+        out,
+        weights,
+        allowed,
+        2,
+        _attention_mistakes(q, k, v, mask),
+        hint,
+        error_hint=_TRANSPOSE_HINT,
+        error_when=_MATMUL_ERRORS,
+    )
+
+
+def check_attend_one(fn: Callable[[NDArray[Any], NDArray[Any], NDArray[Any]], Any]) -> CheckResult:
+    """Check ``fn(q, K, V)``: attention for a single query, softmax(K q / √d_k) @ V; ``q`` (d_k,), ``K``
+    (T_k, d_k), ``V`` (T_k, d_v), result (d_v,)."""
+    rng = np.random.default_rng(21)
+
+    def case(name: str, t_k: int, d_k: int, d_v: int) -> _Case:
+        q, k, v = rng.standard_normal(d_k), rng.standard_normal((t_k, d_k)), rng.standard_normal((t_k, d_v))
+        scores = k @ q  # (T_k,): the unscaled dot products q·k_j
+        weights = softmax(scores / math.sqrt(d_k))  # (T_k,)
+        mistakes = (
+            *_scale_mistakes(
+                lambda scale: softmax(scores * scale) @ v,
+                1 / math.sqrt(d_k),
+                [(1.0, "attention without scaling"), (1 / d_k, "scaling by 1/d_k")],
+                "; scale the scores by 1/√d_k",
+            ),
+            (
+                weights,
+                "these are the weights over the keys; return the values averaged with them, the sum of "
+                "weights[j] * V[j]",
+            ),
+            (
+                v.mean(axis=0),
+                "it matches the plain mean of the values; weight each value by its key's softmax",
+            ),
+        )
+        return _Case(name, (q, k, v), weights @ v, mistakes=mistakes)
+
+    return _run(
+        "attend_one",
+        fn,
+        [
+            case("T_k = 4 keys, d_k = 3, d_v = 2", 4, 3, 2),
+            case("a single key, T_k = 1", 1, 5, 3),
+            case("d_k = 1", 6, 1, 4),
+            case("d_k = 64", 5, 64, 8),
+        ],
+    )
+
+
+def check_attention(fn: Callable[..., Any]) -> CheckResult:
+    """Check ``fn(q, k, v)``: scaled dot-product attention, softmax(q kᵀ / √d_k) v, with no mask.
+
+    ``q`` (..., T_q, d_k), ``k`` (..., T_k, d_k), ``v`` (..., T_k, d_v). ``fn`` returns the output, or
+    ``(output, weights)``.
+    """
+    rng = np.random.default_rng(202)
+
+    def r(*shape: int) -> NDArray[np.float64]:
+        return rng.standard_normal(shape)
+
+    return _run(
+        "attention",
+        fn,
+        [
+            _attention_case("3 positions, d_k = 4", r(3, 4), r(3, 4), r(3, 4)),
+            _attention_case("cross-attention: 2 queries, 5 keys, d_v = 3", r(2, 4), r(5, 4), r(5, 3)),
+            _attention_case("a length-1 sequence", r(1, 4), r(1, 4), r(1, 4)),
+            _attention_case("d_k = 1", r(4, 1), r(4, 1), r(4, 2)),
+            _attention_case("batch axes (2, 3)", r(2, 3, 4, 8), r(2, 3, 4, 8), r(2, 3, 4, 8)),
+            _attention_case("large scores", 30 * r(3, 16), 30 * r(3, 16), r(3, 16), hint=_STABLE_HINT),
+        ],
+    )
+
+
+# ----------------------------------------------------------------------------------------------------
+# The softmax's Jacobian (lesson 02)
+
+
+def _softmax_jacobian(p: NDArray[Any]) -> NDArray[Any]:
+    """J[..., i, j] = p_i (δ_ij − p_j), the Jacobian ∂p_i/∂s_j of p = softmax(s): (..., n) -> (..., n, n)."""
+    return p[..., :, None] * (np.eye(p.shape[-1]) - p[..., None, :])
+
+
+def check_softmax_jacobian(fn: Callable[[NDArray[Any]], Any]) -> CheckResult:
+    """Check ``fn(p)``: the Jacobian of the softmax from its output ``p`` (..., n), J_ij = p_i (δ_ij − p_j),
+    of shape (..., n, n)."""
+    rng = np.random.default_rng(31)
+
+    def case(name: str, shape: tuple[int, ...], error_hint: str = "") -> _Case:
+        p = softmax(rng.standard_normal(shape))  # (..., n): weights, positive and summing to 1
+        diagonal = p[..., :, None] * np.eye(shape[-1])  # (..., n, n): diag(p)
+        mistakes = (
+            (diagonal, "it matches diag(p) alone; subtract p_i p_j from every entry"),
+            (
+                -p[..., :, None] * p[..., None, :],
+                "it matches −p_i p_j everywhere; the diagonal also gets p_i (the δ_ij term)",
+            ),
+            (
+                p[..., :, None] * (np.eye(shape[-1]) - p[..., :, None]),
+                "it matches p_i (δ_ij − p_i), both p's as columns; make the second one a row, "
+                "p[..., None, :], so that entry (i, j) subtracts p_i p_j",
+            ),
+            (
+                p * (1 - p),
+                "it matches the diagonal p_i (1 − p_i) alone, as a vector; return the full (..., n, n) "
+                "matrix, with −p_i p_j off the diagonal",
+            ),
+            (
+                _softmax_jacobian(softmax(p)),
+                "it matches the Jacobian at softmax(p); p is already the softmax's output, use it as it is",
+            ),
+        )
+        return _Case(name, (p,), _softmax_jacobian(p), mistakes=mistakes, error_hint=error_hint)
+
+    return _run(
+        "softmax_jacobian",
+        fn,
+        [
+            case("p of shape (4,)", (4,)),
+            case("a single weight, p of shape (1,)", (1,)),
+            case(
+                "a batch, p of shape (2, 3, 5)",
+                (2, 3, 5),
+                "p has batch axes here: n is p.shape[-1], and np.diag and np.outer take a single vector; "
+                "build the matrices by broadcasting, with p[..., :, None] and p[..., None, :]",
+            ),
+        ],
+    )

@@ -1,0 +1,198 @@
+"""Checkers for lesson 03: self-attention with learned projections, the sinusoidal positional encoding and a
+permutation test."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from course.attention import self_attention, sinusoidal_positions
+from course.checkers._attention import _MATMUL_ERRORS, _attention_mistakes
+from course.checkers._engine import CheckResult, _call, _Case, _from_torch, _Problem, _run, _shape
+
+__all__ = ["check_permutation_test", "check_positional_encoding", "check_self_attention"]
+
+_LAYOUT_HINT = (
+    "each W is d_model × d: multiply on the right, x @ w_q; nn.Linear stores the transpose, d × d_model"
+)
+_TRANSPOSED_WORDS = (
+    "it matches multiplying by the transposed matrices, x @ W.T (nn.Linear's layout); multiply on the right, "
+    "x @ W"
+)
+
+
+def check_self_attention(fn: Callable[..., Any]) -> CheckResult:
+    """Check ``fn(x, w_q, w_k, w_v)``: self-attention with Q = x W_Q, K = x W_K, V = x W_V.
+
+    ``x`` (..., T, d_model), ``w_q`` and ``w_k`` (d_model, d_k), ``w_v`` (d_model, d_v). ``fn`` returns the
+    output, or ``(output, weights)``.
+    """
+    rng = np.random.default_rng(404)
+
+    def case(name: str, lead: tuple[int, ...], t: int, d_model: int, d_k: int, d_v: int) -> _Case:
+        x = rng.standard_normal((*lead, t, d_model))
+        w_q, w_k, w_v = (rng.standard_normal((d_model, d)) for d in (d_k, d_k, d_v))
+        out, weights = self_attention(x, w_q, w_k, w_v)
+        q, k, v = x @ w_q, x @ w_k, x @ w_v
+        mistakes = [
+            (self_attention(x, w_k, w_q, w_v)[0], "it matches W_Q and W_K swapped"),
+            *_attention_mistakes(q, k, v, more_scales=[(1 / math.sqrt(d_model), "scaling by 1/√d_model")]),
+        ]
+        if d_model == d_k == d_v:  # with square matrices x @ W.T runs, and gives other numbers
+            mistakes.append((self_attention(x, w_q.T, w_k.T, w_v.T)[0], _TRANSPOSED_WORDS))
+        return _Case(
+            name,
+            (x, w_q, w_k, w_v),
+            out,
+            weights,
+            mistakes=tuple(mistakes),
+            error_hint=_LAYOUT_HINT,
+            error_when=_MATMUL_ERRORS,
+        )
+
+    return _run(
+        "self-attention",
+        fn,
+        [
+            case("T = 4, d_model = 6, d_k = d_v = 3", (), 4, 6, 3, 3),
+            case("d_k = 2, d_v = 5", (), 3, 4, 2, 5),
+            case("a length-1 sequence", (), 1, 4, 3, 3),
+            case("d_k = 1", (), 4, 3, 1, 2),
+            case("a batch of 2", (2,), 3, 4, 4, 4),
+        ],
+    )
+
+
+# ----------------------------------------------------------------------------------------------------
+# Order and positions (lesson 03)
+
+
+@dataclass(frozen=True)
+class _PermutationCase:
+    """One call ``fn(layer, x, perm)`` of a permutation test and the answer it should give."""
+
+    name: str
+    args: tuple[Any, ...]
+    expected: bool
+
+
+def _check_permutation_case(fn: Callable[..., Any], case: _PermutationCase) -> None:
+    """Raise :class:`_Problem` when ``fn`` on ``case`` does not return ``case.expected`` as a bool."""
+    answer = _from_torch(_call(fn, case.args), "the answer")
+    if isinstance(answer, np.ndarray) and answer.ndim == 0 and answer.dtype == np.bool_:
+        answer = answer.item()  # a one-element answer from torch, (a == b).all(), is a bool too
+    if answer is None:
+        raise _Problem(
+            "your function returned None instead of True or False (is a return statement missing?)"
+        )
+    if isinstance(answer, np.ndarray) and answer.ndim > 0:
+        raise _Problem(
+            f"your function returned an array of shape {_shape(answer.shape)}, expected True or False "
+            "(np.allclose compares whole arrays and gives one bool)"
+        )
+    if not isinstance(answer, (bool, np.bool_)):
+        raise _Problem(f"expected True or False, got {type(answer).__name__}")
+    if bool(answer) != case.expected:
+        hint = "; compare layer(x[perm]) with layer(x)[perm] using np.allclose" if case.expected else ""
+        raise _Problem(f"your function returned {bool(answer)}, expected {case.expected}{hint}")
+
+
+def _positional_mistakes(t: int, d_model: int) -> tuple[tuple[NDArray[Any], str], ...]:
+    """What typical wrong sinusoidal encodings return for (t, d_model), with the words for each mistake."""
+    pos = np.arange(t, dtype=np.float64)[:, None]  # (t, 1)
+    even = np.arange(d_model) % 2 == 0  # (d_model,)
+    pairs = pos / 10000.0 ** (np.arange(0, d_model, 2) / d_model)  # (t, d_model // 2): the right angles
+    by_column = pos / 10000.0 ** (np.arange(d_model) / d_model)  # (t, d_model): exponent j/d_model
+    by_pair = np.repeat(pos / 10000.0 ** (np.arange(d_model // 2) / d_model), 2, axis=1)  # exponent i/d_model
+    right = sinusoidal_positions(t, d_model)
+    return (
+        (
+            right.reshape(t, d_model // 2, 2)[..., ::-1].reshape(t, d_model),
+            "it matches sine and cosine swapped; the sine goes in the even columns 2i, the cosine in the odd "
+            "columns 2i + 1",
+        ),
+        (
+            np.where(even, np.sin(by_column), np.cos(by_column)),
+            "it matches the exponent j/d_model in column j; both columns of pair i use the same angle, "
+            "pos / 10000^(2i/d_model)",
+        ),
+        (
+            np.where(even, np.sin(by_pair), np.cos(by_pair)),
+            "it matches the exponent i/d_model for pair i; use 2i/d_model",
+        ),
+        (
+            np.concatenate([np.sin(pairs), np.cos(pairs)], axis=1),
+            "it matches all the sines first, then all the cosines; interleave them, the sine of pair i in "
+            "column 2i and its cosine in column 2i + 1",
+        ),
+    )
+
+
+def check_positional_encoding(fn: Callable[[int, int], Any]) -> CheckResult:
+    """Check ``fn(t, d_model)``: the sinusoidal positional encoding for an even ``d_model``, shape
+    (t, d_model), with sin(pos / 10000^(2i/d_model)) in column 2i and the cosine of that angle in column
+    2i + 1 (:func:`course.attention.sinusoidal_positions`)."""
+
+    def case(name: str, t: int, d_model: int) -> _Case:
+        expected = sinusoidal_positions(t, d_model)
+        return _Case(name, (t, d_model), expected, mistakes=_positional_mistakes(t, d_model))
+
+    return _run(
+        "positional encoding",
+        fn,
+        [
+            case("t = 4, d_model = 6", 4, 6),
+            case("a single position, d_model = 2", 1, 2),
+            case("t = 50, d_model = 16", 50, 16),
+        ],
+    )
+
+
+def check_permutation_test(
+    fn: Callable[[Callable[[NDArray[Any]], Any], NDArray[Any], NDArray[Any]], Any],
+) -> CheckResult:
+    """Check ``fn(layer, x, perm)``: True when permuting the rows of ``x`` permutes the rows of ``layer(x)``
+    the same way, ``layer(x[perm])`` equal to ``layer(x)[perm]`` up to rounding, for this ``x`` and ``perm``;
+    False otherwise. ``x`` (T, d), ``perm`` the indices 0 … T-1 in some order.
+
+    The layers are two permutation-equivariant ones (self-attention; the same projection at every position)
+    and two that are not (self-attention after adding sinusoidal positions; a running sum over positions).
+    """
+    rng = np.random.default_rng(606)
+    t, d_model, d_k = 5, 8, 4
+    x = rng.standard_normal((t, d_model))  # (T, d_model)
+    w_q, w_k, w_v = (rng.standard_normal((d_model, d_k)) / math.sqrt(d_model) for _ in range(3))
+    positions = sinusoidal_positions(t, d_model)  # (T, d_model)
+    perm = np.array([1, 2, 0, 4, 3])  # a 3-cycle and a swap: its inverse is a different permutation
+
+    def attend(z: NDArray[Any]) -> NDArray[Any]:
+        return self_attention(z, w_q, w_k, w_v)[0]  # (T, d_k)
+
+    def project(z: NDArray[Any]) -> NDArray[Any]:
+        return np.tanh(z @ w_q)  # (T, d_k)
+
+    def attend_with_positions(z: NDArray[Any]) -> NDArray[Any]:
+        return attend(z + positions)  # the positions stay in place while the rows of z move
+
+    def running_sum(z: NDArray[Any]) -> NDArray[Any]:
+        return np.cumsum(z, axis=0)  # (T, d_model)
+
+    def case(name: str, layer: Callable[[NDArray[Any]], NDArray[Any]], expected: bool) -> _PermutationCase:
+        return _PermutationCase(name, (layer, x, perm), expected)
+
+    return _run(
+        "permutation test",
+        fn,
+        [
+            case("self-attention", attend, True),
+            case("the same projection at every position", project, True),
+            case("self-attention after adding positions", attend_with_positions, False),
+            case("a running sum over positions", running_sum, False),
+        ],
+        check=_check_permutation_case,
+    )

@@ -1,0 +1,133 @@
+"""Checkers for lesson 01: softmax, softmax with a temperature, and attention for one query without
+scaling."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from course.attention import softmax
+from course.checkers._engine import CheckResult, _Case, _run
+
+__all__ = ["check_contextualize", "check_softmax", "check_softmax_temperature"]
+
+_STABLE_HINT = "did exp overflow or underflow? subtract each row's own maximum before exp"
+_KEEPDIMS_HINT = (
+    "x has several rows here: take each row's maximum and sum with axis=-1, keepdims=True, so that they "
+    "broadcast against x"
+)
+
+
+def check_softmax(fn: Callable[[NDArray[Any]], Any]) -> CheckResult:
+    """Check ``fn(x)``: the softmax of ``x`` along its last axis."""
+    rng = np.random.default_rng(101)
+
+    def case(name: str, x: NDArray[Any], hint: str = "") -> _Case:
+        mistakes = []
+        if x.ndim > 1:
+            mistakes.append(
+                (
+                    softmax(x, axis=0),
+                    "it is the softmax along axis 0; each row (the last axis) should sum to 1",
+                )
+            )
+            whole = softmax(x.reshape(-1)).reshape(x.shape)
+            mistakes.append(
+                (whole, "it is normalised over the whole array; normalise each row (the last axis)")
+            )
+        return _Case(
+            name,
+            (x,),
+            softmax(x),
+            mistakes=tuple(mistakes),
+            nonfinite_hint=hint,
+            error_hint="" if x.ndim == 1 else _KEEPDIMS_HINT,
+            error_when=("broadcast",),
+        )
+
+    return _run(
+        "softmax",
+        fn,
+        [
+            case("a vector of 3 scores", np.array([1.0, 2.0, 3.0])),
+            case("2 rows of 4 scores", rng.standard_normal((2, 4)).round(2)),
+            case("a batch of shape (2, 3, 5)", rng.standard_normal((2, 3, 5))),
+            case("a length-1 row", np.array([[0.5], [-2.0]])),
+            case("equal scores", np.zeros((2, 4))),
+            case("large scores, 1000 to 1002", np.array([[1000.0, 1001.0, 1002.0]]), _STABLE_HINT),
+            case("very negative scores, -1000 to -998", np.array([[-1000.0, -999.0, -998.0]]), _STABLE_HINT),
+            case(
+                "rows on very different scales",
+                np.array([[0.0, 1.0, 2.0], [-1000.0, -999.0, -998.0]]),
+                _STABLE_HINT,
+            ),
+        ],
+    )
+
+
+def check_softmax_temperature(fn: Callable[[NDArray[Any], float], Any]) -> CheckResult:
+    """Check ``fn(x, temperature)``: the softmax of ``x / temperature`` along the last axis."""
+    rng = np.random.default_rng(102)
+
+    def case(name: str, x: NDArray[Any], tau: float, hint: str = "") -> _Case:
+        mistakes = (
+            (softmax(x), "it is the softmax of x itself; divide the scores by the temperature first"),
+            (softmax(x * tau), "the scores were multiplied by the temperature; divide them by it"),
+        )
+        return _Case(
+            name,
+            (x, tau),
+            softmax(x / tau),
+            mistakes=mistakes,
+            nonfinite_hint=hint,
+            error_hint="" if x.ndim == 1 else _KEEPDIMS_HINT,
+            error_when=("broadcast",),
+        )
+
+    return _run(
+        "softmax with temperature",
+        fn,
+        [
+            case("[1, 2, 3] at temperature 0.5", np.array([1.0, 2.0, 3.0]), 0.5),
+            case("[1, 2, 3] at temperature 4", np.array([1.0, 2.0, 3.0]), 4.0),
+            case("temperature 1 is the plain softmax", rng.standard_normal((2, 4)).round(2), 1.0),
+            case("a batch of shape (2, 3, 5) at temperature 2", rng.standard_normal((2, 3, 5)), 2.0),
+            case("scores up to 10 at temperature 0.01", np.array([[8.0, 9.0, 10.0]]), 0.01, _STABLE_HINT),
+        ],
+    )
+
+
+def check_contextualize(fn: Callable[[NDArray[Any], NDArray[Any]], Any]) -> CheckResult:
+    """Check ``fn(query, vectors)``: softmax of the dot-product scores ``vectors @ query``, then the weighted
+    average of the rows of ``vectors``; query (d,), vectors (T, d), result (d,). Attention for one query,
+    without scaling, with keys and values both equal to ``vectors``."""
+    rng = np.random.default_rng(11)
+
+    def case(name: str, query: NDArray[Any], vectors: NDArray[Any]) -> _Case:
+        weights = softmax(vectors @ query)  # (T,)
+        mistakes = (
+            (vectors.mean(axis=0), "that is the plain mean; weight each row by the softmax of its score"),
+            (
+                (vectors @ query) @ vectors,
+                "the raw scores were used as weights; apply the softmax to them first",
+            ),
+            (weights, "these are the weights; return the weighted average of the rows, weights @ vectors"),
+        )
+        return _Case(
+            name, (query, vectors), weights @ vectors, mistakes=mistakes, nonfinite_hint=_STABLE_HINT
+        )
+
+    return _run(
+        "contextualize",
+        fn,
+        [
+            case("3 vectors of size 2", np.array([1.0, 0.0]), np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])),
+            case("one vector", np.array([1.0, -2.0]), np.array([[3.0, 4.0]])),
+            case("a zero query: equal scores", np.zeros(3), rng.normal(size=(4, 3))),
+            case("scores above 1000", np.full(2, 30.0), np.array([[30.0, 30.0], [29.0, 30.0], [0.0, 1.0]])),
+            case("6 random vectors of size 4", rng.normal(size=4), rng.normal(size=(6, 4))),
+        ],
+    )

@@ -1,0 +1,99 @@
+"""The storage interface: what serving and statistics need from a learner's store, in the package's records.
+
+``Store`` (SQLite) implements it; another store (e.g. a classroom server) implements the same methods and
+passes ``tests/test_store_contract.py``. Every time is an aware UTC datetime, every state a ``State``; what a
+store keeps underneath (integer milliseconds, integer codes) never leaves it.
+"""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager
+from datetime import datetime
+from types import TracebackType
+from typing import Protocol
+
+from scheduler._memory import Memory
+from scheduler._records import Answer, CardState, CramReview, DueItems, Rating, Review
+
+__all__ = ["Storage"]
+
+
+class Storage(Protocol):
+    """A learner's progress: an append-only review log (the truth), the schedule rebuilt from it, a cram log
+    and enrolled decks.
+
+    Promises: the log is only ever appended to, and read back in the order written; every card is what a
+    replay of its log gives; concurrent writers lose nothing; failures are ``StoreError`` subclasses.
+    """
+
+    @property
+    def memory(self) -> Memory:
+        """The FSRS model the schedule is computed with."""
+        ...
+
+    def snapshot(self) -> AbstractContextManager[Storage]:
+        """A block in which every read sees one consistent state of the store; writing inside it is
+        refused."""
+        ...
+
+    def record(self, item_id: str, rating: Rating, at: datetime, duration_ms: int | None = None) -> Review:
+        """Append a scheduled answer to the log and update the item's card, atomically."""
+        ...
+
+    def record_cram(self, item_id: str, rating: Rating, at: datetime, duration_ms: int | None = None) -> None:
+        """Log a practice answer; the schedule is never changed by it."""
+        ...
+
+    def enroll(self, deck: str, at: datetime) -> None:
+        """Put ``deck``'s new items into the schedule; enrolling again keeps the first date."""
+        ...
+
+    def enrolled(self) -> dict[str, datetime]:
+        """Enrolled decks and when, oldest first."""
+        ...
+
+    def card(self, item_id: str) -> CardState | None:
+        """The item's card, or None before its first answer."""
+        ...
+
+    def cards(self) -> dict[str, CardState]:
+        """Every card, by item id."""
+        ...
+
+    def reviews(self, item_id: str | None = None) -> list[Review]:
+        """Log rows in log order, of one item or of all."""
+        ...
+
+    def cram_reviews(self) -> list[CramReview]:
+        """Practice answers in the order given."""
+        ...
+
+    def rebuild_cache(self) -> None:
+        """Recompute every card by replaying the log."""
+        ...
+
+    def due_times(self) -> dict[str, datetime]:
+        """When each item with a card is due (items never answered have none)."""
+        ...
+
+    def due_by(self, until: datetime) -> DueItems:
+        """The items due at or before ``until``, and every item with a card, read together."""
+        ...
+
+    def answers(self, start: datetime | None = None, end: datetime | None = None) -> list[Answer]:
+        """Scheduled answers with ``start <= reviewed_at < end`` (either bound optional), in log order."""
+        ...
+
+    def review_counts(self) -> dict[str, int]:
+        """How many scheduled answers each answered item has."""
+        ...
+
+    def close(self) -> None:
+        """Release the store; it is not used again."""
+        ...
+
+    def __enter__(self) -> Storage: ...
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
+    ) -> None: ...

@@ -1,0 +1,265 @@
+"""What every store promises (``scheduler.Storage``), run against each implementation in ``BACKENDS``.
+
+A backend is opened on a location (a path) and says how to bring that location into each failure state; a
+second store (e.g. a classroom server) is added by appending its ``Backend`` to ``BACKENDS``. What is
+specific to SQLite (messages, files left untouched, WAL, migrations) stays in the other ``test_store_*``
+files.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from scheduler import (
+    SCHEMA_VERSION,
+    Answer,
+    DueItems,
+    Memory,
+    Rating,
+    Review,
+    State,
+    Storage,
+    Store,
+    StoreCorruptError,
+    StoreError,
+    StoreLockedError,
+    StoreNotFoundError,
+    StoreVersionError,
+)
+
+UTC = timezone.utc
+AGAIN, HARD, GOOD, EASY = Rating.AGAIN, Rating.HARD, Rating.GOOD, Rating.EASY
+T0 = datetime(2025, 1, 6, 9, 0, tzinfo=UTC)
+
+
+@dataclass(frozen=True)
+class Backend:
+    """One store implementation and how to put its location into each state the contract tests."""
+
+    name: str
+    open: Callable[[Path, bool], Storage]  # (location, create): a handle; several may be open at once
+    corrupt: Callable[[Path], None]  # make the location unreadable
+    make_newer: Callable[[Path], None]  # make an existing store look written by a newer version
+    hold_lock: Callable[[Path], AbstractContextManager[None]]  # another writer holds the store meanwhile
+
+
+def _sqlite_open(path: Path, create: bool) -> Storage:
+    return Store.open(path, create=create, memory=Memory(enable_fuzzing=False), busy_timeout_ms=200)
+
+
+def _sqlite_corrupt(path: Path) -> None:
+    path.write_bytes(b"SQLite format 3\x00" + b"\x10\x00")
+
+
+def _sqlite_make_newer(path: Path) -> None:
+    connection = sqlite3.connect(path)
+    connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    connection.commit()
+    connection.close()
+
+
+@contextmanager
+def _sqlite_hold_lock(path: Path) -> Iterator[None]:
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+
+
+BACKENDS = [Backend("sqlite", _sqlite_open, _sqlite_corrupt, _sqlite_make_newer, _sqlite_hold_lock)]
+
+
+@pytest.fixture(params=BACKENDS, ids=[backend.name for backend in BACKENDS])
+def backend(request: pytest.FixtureRequest) -> Backend:
+    return request.param  # type: ignore[no-any-return]
+
+
+@pytest.fixture
+def location(tmp_path: Path) -> Path:
+    return tmp_path / "progress.sqlite3"
+
+
+@pytest.fixture
+def store(backend: Backend, location: Path) -> Iterator[Storage]:
+    opened = backend.open(location, True)
+    try:
+        yield opened
+    finally:
+        opened.close()
+
+
+def assert_schedule_is_the_log_replayed(store: Storage) -> None:
+    cards = store.cards()
+    assert cards
+    assert cards == {item_id: store.memory.replay(item_id, store.reviews(item_id)) for item_id in cards}
+    assert store.due_times() == {item_id: card.due for item_id, card in cards.items()}
+    assert sorted(cards) == sorted({review.item_id for review in store.reviews()})
+
+
+def test_history_is_appended_in_order_and_never_rewritten(backend: Backend, location: Path) -> None:
+    with backend.open(location, True) as store:
+        first = store.record("q1", GOOD, T0 + timedelta(microseconds=123456), duration_ms=4200)
+        second = store.record("q2", EASY, T0)  # earlier than the first: the log keeps the order written
+        third = store.record("q1", AGAIN, first.due)
+        store.record_cram("q1", HARD, T0)  # practice is not history
+        assert first == Review("q1", GOOD, T0 + timedelta(microseconds=123000), 4200, first.due)
+        assert store.reviews() == [first, second, third]
+        assert store.reviews("q1") == [first, third]
+        assert store.reviews("unknown") == []
+        fourth = store.record("q2", GOOD, second.due)
+        assert store.reviews() == [first, second, third, fourth]  # earlier rows as they were
+        assert store.review_counts() == {"q1": 2, "q2": 2}
+    with backend.open(location, False) as reopened:
+        assert reopened.reviews() == [first, second, third, fourth]
+
+
+def test_answers_are_typed_records_in_log_order(store: Storage) -> None:
+    at = T0
+    for rating in (GOOD, GOOD, AGAIN, GOOD):
+        at = store.record("q", rating, at).due
+    store.record("r", EASY, T0 + timedelta(hours=1))
+    reviews = store.reviews()
+    before = [State.NEW] + [
+        State(store.memory.replay("q", reviews[:index]).state) for index in range(1, 4)
+    ]  # the card's state before each of q's answers, as a replay of its log says
+    expected = [
+        Answer(review.item_id, review.reviewed_at, review.rating, state)
+        for review, state in zip(reviews, [*before, State.NEW], strict=True)
+    ]
+    answers = store.answers()
+    assert answers == expected
+    assert before == [State.NEW, State.LEARNING, State.REVIEW, State.RELEARNING]  # every state, once
+    assert all(answer.reviewed_at.tzinfo is UTC for answer in answers)
+    start, end = reviews[1].reviewed_at, reviews[3].reviewed_at
+    assert store.answers(start, end) == [
+        answer for answer in expected if start <= answer.reviewed_at < end
+    ]  # half-open
+    assert store.answers(end=T0 + timedelta(minutes=1)) == [expected[0]]
+    assert store.answers(start=end) == [answer for answer in expected if answer.reviewed_at >= end]
+
+
+def test_schedule_is_rebuilt_from_the_log(store: Storage) -> None:
+    at = T0
+    for rating in (GOOD, GOOD, AGAIN, GOOD, HARD):
+        at = store.record("q", rating, at).due
+    store.record("other", EASY, T0)
+    store.record_cram("other", AGAIN, T0 + timedelta(hours=1))  # practice leaves the schedule alone
+    assert_schedule_is_the_log_replayed(store)
+    cards = store.cards()
+    assert cards["q"].reps == 5 and cards["other"].reps == 1
+    assert all(due.tzinfo is UTC for due in store.due_times().values())
+    until = cards["other"].due
+    assert store.due_by(until) == DueItems(
+        {item_id: card.due for item_id, card in cards.items() if card.due <= until}, frozenset({"q", "other"})
+    )  # inclusive
+    earliest = min(card.due for card in cards.values())
+    assert store.due_by(earliest - timedelta(milliseconds=1)) == DueItems({}, frozenset({"q", "other"}))
+    store.rebuild_cache()
+    assert store.cards() == cards
+    assert store.card("q") == cards["q"] and store.card("never") is None
+
+
+def test_enrolled_decks_keep_their_first_date(store: Storage) -> None:
+    store.enroll("02", T0 + timedelta(days=1))
+    store.enroll("01", T0)
+    store.enroll("02", T0 + timedelta(days=5))
+    assert store.enrolled() == {"01": T0, "02": T0 + timedelta(days=1)}
+
+
+def test_a_snapshot_sees_one_state_and_refuses_writes(backend: Backend, location: Path) -> None:
+    with backend.open(location, True) as mine, backend.open(location, True) as other:
+        mine.record("a", GOOD, T0)
+        with mine.snapshot() as snapshot:
+            assert snapshot.review_counts() == {"a": 1}
+            other.record("b", GOOD, T0)  # another kernel writes meanwhile
+            assert snapshot.review_counts() == {"a": 1}
+            assert sorted(snapshot.due_times()) == ["a"]
+            with pytest.raises(RuntimeError):
+                snapshot.record("c", GOOD, T0)
+        assert mine.review_counts() == {"a": 1, "b": 1}
+
+
+def test_no_write_is_lost_under_concurrency(backend: Backend, location: Path) -> None:
+    # Two threads share one handle (Jupyter calls widget callbacks on another thread than the cell that
+    # opened the store), two more each have their own (other kernels); all write the same items.
+    shared = backend.open(location, True)
+    handles = [shared, shared, backend.open(location, True), backend.open(location, True)]
+    start = threading.Barrier(len(handles))
+    failures: list[BaseException] = []
+
+    def work(worker: int) -> None:
+        try:
+            start.wait(timeout=10)
+            for index in range(25):
+                at = T0 + timedelta(days=worker * 1000, minutes=index)
+                handles[worker].record(
+                    f"q{index % 5}", Rating(1 + (index + worker) % 4), at, duration_ms=worker
+                )
+        except BaseException as error:  # reported below, on the test's thread
+            failures.append(error)
+
+    threads = [threading.Thread(target=work, args=(worker,)) for worker in range(len(handles))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    for handle in handles[1:]:
+        handle.close()
+    assert failures == []
+    with backend.open(location, False) as store:
+        reviews = store.reviews()
+        assert len(reviews) == 100
+        assert Counter(review.duration_ms for review in reviews) == {0: 25, 1: 25, 2: 25, 3: 25}
+        assert store.review_counts() == {f"q{index}": 20 for index in range(5)}
+        assert sum(card.reps for card in store.cards().values()) == 100
+        assert_schedule_is_the_log_replayed(store)
+
+
+def test_a_missing_store_is_not_found(backend: Backend, location: Path) -> None:
+    with pytest.raises(StoreNotFoundError) as info:
+        backend.open(location, False)
+    assert isinstance(info.value, StoreError)
+
+
+def test_a_corrupt_store_is_reported_as_such(backend: Backend, location: Path) -> None:
+    backend.corrupt(location)
+    for create in (True, False):
+        with pytest.raises(StoreCorruptError) as info:
+            backend.open(location, create)
+        assert isinstance(info.value, StoreError)
+
+
+def test_a_store_of_a_newer_version_is_refused(backend: Backend, location: Path) -> None:
+    with backend.open(location, True) as store:
+        store.record("q", GOOD, T0)
+    backend.make_newer(location)
+    with pytest.raises(StoreVersionError) as info:
+        backend.open(location, False)
+    assert isinstance(info.value, StoreError)
+
+
+def test_a_locked_store_refuses_writes_and_still_reads(backend: Backend, location: Path) -> None:
+    with backend.open(location, True) as store:
+        first = store.record("q", GOOD, T0)
+        with backend.hold_lock(location):
+            assert store.reviews() == [first]
+            with pytest.raises(StoreLockedError) as info:
+                store.record("q", GOOD, T0 + timedelta(minutes=10))
+            assert isinstance(info.value, StoreError)
+            with pytest.raises(StoreLockedError):
+                store.enroll("01", T0)
+        assert store.reviews() == [first]  # the refused write left nothing
+        store.record("q", GOOD, T0 + timedelta(minutes=10))  # usable again once the lock is gone
+        assert len(store.reviews()) == 2
