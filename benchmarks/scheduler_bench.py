@@ -10,6 +10,7 @@ size on disk.
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import random
 import sqlite3
@@ -25,7 +26,7 @@ from zoneinfo import ZoneInfo
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from scheduler import CardState, Item, Memory, Rating, Review, Store, due_queue  # noqa: E402
+from scheduler import CardState, Item, Memory, Rating, Review, Store, due_queue, forecast, stats  # noqa: E402
 from scheduler._time import from_ms, to_ms  # noqa: E402
 
 TZ = ZoneInfo("Europe/Berlin")
@@ -132,6 +133,18 @@ def measure_open_and_queue(path: Path, items: list[Item], runs: int) -> tuple[li
     return times, length
 
 
+def measure_stats(path: Path, items: list[Item], runs: int) -> list[float]:
+    """What the review notebook's progress cell and `python -m course stats` compute: stats and a forecast."""
+    times = []
+    with Store.open(path) as store:
+        for _ in range(runs):
+            started = time.perf_counter()
+            stats(store, items, NOW, TZ)
+            forecast(store, items, NOW, TZ, days=30)
+            times.append(time.perf_counter() - started)
+    return times
+
+
 def measure_record(path: Path, items: list[Item], count: int) -> list[float]:
     times = []
     with Store.open(path) as store:
@@ -168,7 +181,11 @@ def main() -> None:
         print(
             f"store: {arguments.questions:,} questions, {arguments.reviews:,} reviews, built in {built:.1f} s"
         )
+        gc.collect()  # each measure starts without the garbage of building the store or of the one before
         opened, length = measure_open_and_queue(path, items, runs=7)
+        gc.collect()
+        summarized = measure_stats(path, items, runs=5)
+        gc.collect()
         recorded = measure_record(path, items, count=300)
         imported = measure_import(runs=5)
         size = sum(p.stat().st_size for p in Path(directory).iterdir())
@@ -178,6 +195,7 @@ def main() -> None:
         rows = [
             ("open store + due queue (median of 7)", statistics.median(opened) * 1000, 100.0, "ms"),
             ("open store + due queue (first run)", opened[0] * 1000, 100.0, "ms"),
+            ("stats + 30-day forecast (median of 5)", statistics.median(summarized) * 1000, 2000.0, "ms"),
             (
                 "record one review incl. commit (median of 300)",
                 statistics.median(recorded) * 1000,

@@ -69,7 +69,8 @@ def loads(text: str) -> dict[str, Any]:
     if nesting_depth(text) > MAX_DEPTH:
         raise TOMLDecodeError(f"nested too deeply (more than {MAX_DEPTH} levels)")
     try:
-        return _parser.loads(text)
+        document: dict[str, Any] = _parser.loads(text)
+        return document
     except _parser.TOMLDecodeError as err:
         raise TOMLDecodeError(str(err)) from None
     except RecursionError:  # not reached below MAX_DEPTH unless the caller's stack is nearly full

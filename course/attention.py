@@ -81,7 +81,8 @@ def naive_softmax(x: ArrayLike, axis: int = -1) -> Array:
     x = np.asarray(x)
     with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
         e = np.exp(x)
-        return e / np.sum(e, axis=axis, keepdims=True)
+        weights: Array = e / np.sum(e, axis=axis, keepdims=True)
+    return weights
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -182,7 +183,7 @@ def merge_heads(x: ArrayLike) -> Array:
 
 
 def _project(x: Array, w: ArrayLike, b: ArrayLike | None) -> Array:
-    y = x @ np.asarray(w)
+    y: Array = x @ np.asarray(w)
     return y if b is None else y + np.asarray(b)
 
 
@@ -336,7 +337,7 @@ class KVCache:
     @property
     def length(self) -> int:
         """Number of cached positions, T_past."""
-        return self.k.shape[-2]
+        return int(self.k.shape[-2])
 
 
 def decode_step(

@@ -7,7 +7,7 @@ File format (``NN-slug.toml``, ``NN`` being the lesson id)::
 
     [[question]]
     id = "00-what-enrolls"        # ^NN-[a-z0-9]+(-[a-z0-9]+)*$, NN = the file's lesson
-    kind = "recall"               # recall | choice | numeric
+    kind = "recall"               # recall | choice | numeric (course.kinds)
     prompt = '''...'''            # Markdown with $...$ / $$...$$ math
     answer = '''...'''            # recall: text; numeric: a number; choice: none (see options)
     explanation = '''...'''
@@ -39,14 +39,14 @@ only and ignore ids that are not among them.
 from __future__ import annotations
 
 import math
-import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import date, datetime, time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from course import _toml
+from course._bank_checks import check_bank
+from course._bank_checks import without_code as _without_code  # noqa: F401 (tests/test_bank.py imports it)
+from course.kinds import KINDS, Kind
 from course.lessons import QUIZ_LESSONS
 
 if TYPE_CHECKING:
@@ -54,16 +54,7 @@ if TYPE_CHECKING:
 
 __all__ = ["KINDS", "Bank", "BankError", "Option", "Question", "load_bank"]
 
-KINDS = ("recall", "choice", "numeric")
 DEFAULT_DIRECTORY = Path(__file__).resolve().parent / "questions"
-
-_ID = re.compile(r"[0-9]{2}-[a-z0-9]+(?:-[a-z0-9]+)*")
-_FILE_NAME = re.compile(r"([0-9]{2})-[a-z0-9]+(?:-[a-z0-9]+)*\.toml")
-_FILE_KEYS = ("lesson", "retired", "question")
-_QUESTION_KEYS = ("id", "kind", "prompt", "answer", "explanation", "section", "options", "tolerance", "unit")
-_KIND_KEYS = {"recall": ("answer",), "choice": ("options",), "numeric": ("answer", "tolerance", "unit")}
-_OPTION_KEYS = ("text", "correct", "why")
-_MIN_OPTIONS, _MAX_OPTIONS = 2, 6
 
 
 class BankError(Exception):
@@ -85,7 +76,11 @@ class Option:
 
 @dataclass(frozen=True)
 class Question:
-    """One self-check question. For ``choice`` the ``answer`` is the correct option's text."""
+    """One self-check question. For ``choice`` the ``answer`` is the correct option's text.
+
+    `kind` is one of `KINDS`: the loader gives a `course.kinds.Kind` member, which is a ``str`` equal to its
+    name (``Kind.CHOICE == "choice"``), so a question built with the bare name behaves the same.
+    """
 
     id: str
     lesson: str
@@ -102,7 +97,7 @@ class Question:
     @property
     def correct_option(self) -> int:
         """0-based index of the correct option (choice questions only)."""
-        if self.kind != "choice":
+        if self.kind != Kind.CHOICE:
             raise TypeError(
                 f"question {self.id!r} is a {self.kind} question; only choice questions have options"
             )
@@ -112,23 +107,29 @@ class Question:
         """Grade a response: choice -> the 0-based option index; numeric -> a number (or its text), right
         when within ``tolerance`` of the answer. Recall questions are graded by the learner: TypeError.
         """
-        if self.kind == "choice":
-            if isinstance(response, bool) or not isinstance(response, int):
-                raise TypeError(f"a choice answer is a 0-based option index, got {type(response).__name__}")
-            if not 0 <= response < len(self.options):
-                raise ValueError(
-                    f"option index {response} is out of range for question {self.id!r} "
-                    f"(0 to {len(self.options) - 1})"
-                )
-            return self.options[response].correct
-        if self.kind == "numeric":
-            value = self.parse_number(response) if isinstance(response, str) else _to_number(response)
-            expected = float(self.answer)
-            slack = 1e-9 * max(1.0, abs(expected))  # absorb float noise such as 0.1 + 0.2
-            return math.isfinite(value) and abs(value - expected) <= self.tolerance + slack
+        if self.kind == Kind.CHOICE:
+            return self._is_right_option(response)
+        if self.kind == Kind.NUMERIC:
+            return self._is_right_number(response)
         raise TypeError(
             f"question {self.id!r} is a recall question: the learner grades it, is_correct does not"
         )
+
+    def _is_right_option(self, response: object) -> bool:
+        if isinstance(response, bool) or not isinstance(response, int):
+            raise TypeError(f"a choice answer is a 0-based option index, got {type(response).__name__}")
+        if not 0 <= response < len(self.options):
+            raise ValueError(
+                f"option index {response} is out of range for question {self.id!r} "
+                f"(0 to {len(self.options) - 1})"
+            )
+        return self.options[response].correct
+
+    def _is_right_number(self, response: object) -> bool:
+        value = self.parse_number(response) if isinstance(response, str) else _to_number(response)
+        expected = float(self.answer)
+        slack = 1e-9 * max(1.0, abs(expected))  # absorb float noise such as 0.1 + 0.2
+        return math.isfinite(value) and abs(value - expected) <= self.tolerance + slack
 
     def parse_number(self, text: str) -> float:
         """The number a learner typed: a number, optionally followed by this question's unit ("4", "4h" and
@@ -205,7 +206,7 @@ class Bank:
 
     def items(self) -> list[Item]:
         """The questions as scheduler items (deck = lesson), in the order of `all`."""
-        from scheduler import Item
+        from scheduler import Item  # here, not at the top: the scheduler (and fsrs) loads only when needed
 
         return [Item(id=q.id, deck=q.lesson) for q in self._questions]
 
@@ -228,417 +229,12 @@ def load_bank(directory: str | Path | None = None) -> Bank:
     Raises `BankError` listing every problem found.
     """
     root = DEFAULT_DIRECTORY if directory is None else Path(directory)
-    files = _question_files(root)
-    if not files:
-        raise BankError([f"{root}: no question files (NN-slug.toml) in the question bank directory"])
-    problems: list[str] = []
-    questions: list[Question] = []
-    lesson_files: dict[str, str] = {}
-    first_seen: dict[str, tuple[str, int]] = {}
-    retired: dict[str, tuple[str, int]] = {}  # id -> (file, 1-based position in its `retired` array)
-    for path in files:
-        for number, question in _load_file(path, root, problems, lesson_files, retired):
-            if question.id in first_seen:
-                where, position = first_seen[question.id]
-                problems.append(
-                    _problem(
-                        question.source,
-                        f"question {question.id!r}",
-                        "id",
-                        f"duplicate of question #{position} in {where}",
-                    )
-                )
-            else:
-                first_seen[question.id] = (question.source, number)
-            questions.append(question)
-    for question_id, (file, position) in retired.items():
-        if question_id in first_seen:
-            where, number = first_seen[question_id]
-            place = "" if where == file else f" (question #{number} in {where})"
-            problems.append(
-                _problem(
-                    file,
-                    None,
-                    f"retired[{position}]",
-                    f"question id {question_id!r} is listed as retired and is still a question{place}",
-                )
-            )
-    if problems:
-        raise BankError(problems)
-    return Bank(questions, root, retired)
+    checked = check_bank(root)
+    if checked.problems:
+        raise BankError(checked.problems)
+    return Bank([_question(fields) for fields in checked.questions], root, checked.retired)
 
 
-def _question_files(root: Path) -> list[Path]:
-    """The files of the bank directory whose name ends in .toml, in any case (a wrong case is reported)."""
-    try:
-        entries = list(root.iterdir())
-    except (FileNotFoundError, NotADirectoryError):
-        raise BankError([f"{root}: question bank directory not found"]) from None
-    except OSError as err:
-        raise BankError([f"{root}: cannot read the question bank directory ({_reason(err)})"]) from None
-    return sorted(p for p in entries if p.suffix.lower() == ".toml" and not p.name.startswith("."))
-
-
-def _reason(err: OSError) -> str:
-    return err.strerror or type(err).__name__
-
-
-def _problem(file: str, question: str | None, field: str | None, message: str) -> str:
-    parts = [file]
-    if question:
-        parts.append(question)
-    if field:
-        parts.append(f"field {field!r}")
-    parts.append(message)
-    return ": ".join(parts)
-
-
-def _type_name(value: object) -> str:
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "float"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "table"
-    if isinstance(value, (datetime, date, time)):
-        return "date/time"
-    return type(value).__name__
-
-
-_FENCE_CLOSE = re.compile(r"^```[ \t]*$", re.MULTILINE)  # a line that is only a fence closes a block
-_INLINE_CODE = re.compile(r"`[^`\n]+`")
-
-
-def _without_code(text: str) -> str:
-    """`text` without its code: fenced blocks (from a line that starts with ```, up to the next line that is
-    only ```) and inline spans (`...` within a line); left to right, a block before a span at one position.
-
-    One pass, linear in the length of `text`: the closing lines are found once, in order, and every scan
-    for an inline span stops at the next backtick or line end.
-    """
-    closers = [(m.start(), m.end()) for m in _FENCE_CLOSE.finditer(text)]
-    kept: list[str] = []
-    position = closer = 0
-    while (tick := text.find("`", position)) >= 0:
-        kept.append(text[position:tick])
-        if text.startswith("```", tick) and (tick == 0 or text[tick - 1] == "\n"):
-            while closer < len(closers) and closers[closer][0] < tick + 3:
-                closer += 1  # a closing line must start after the opening fence
-            if closer < len(closers):
-                position = closers[closer][1]
-                closer += 1
-                continue
-        span = _INLINE_CODE.match(text, tick)
-        if span is not None:
-            position = span.end()
-        else:
-            kept.append("`")
-            position = tick + 1
-    kept.append(text[position:])
-    return "".join(kept)
-
-
-def _unbalanced_math(text: str) -> bool:
-    """An odd number of math delimiters ``$``, not counting ``\\$`` nor those in code (as in the renderer)."""
-    return _without_code(text).replace("\\$", "").count("$") % 2 == 1
-
-
-def _load_file(
-    path: Path,
-    root: Path,
-    problems: list[str],
-    lesson_files: dict[str, str],
-    retired: dict[str, tuple[str, int]],
-) -> list[tuple[int, Question]]:
-    """Validate one file; append its problems; add its valid retired ids to `retired`; return its valid
-    questions with their 1-based positions."""
-    file = path.relative_to(root).as_posix()
-    name_match = _FILE_NAME.fullmatch(path.name)
-    if path.suffix != ".toml":
-        problems.append(_problem(file, None, None, f"file name must end in .toml, not {path.suffix}"))
-    elif name_match is None:
-        problems.append(
-            _problem(
-                file,
-                None,
-                None,
-                "file name must look like NN-slug.toml (NN = the lesson id, e.g. 00-welcome.toml)",
-            )
-        )
-    try:
-        content = path.read_bytes()
-    except OSError as err:
-        problems.append(_problem(file, None, None, f"cannot read the file ({_reason(err)})"))
-        return []
-    try:
-        data = _toml.loads(content.decode("utf-8").removeprefix("\N{BYTE ORDER MARK}"))
-    except UnicodeDecodeError as err:
-        problems.append(_problem(file, None, None, f"not UTF-8 text: {err}"))
-        return []
-    except _toml.TOMLDecodeError as err:
-        problems.append(_problem(file, None, None, f"not valid TOML: {err}"))
-        return []
-
-    def add(field: str | None, message: str) -> None:
-        problems.append(_problem(file, None, field, message))
-
-    for key in data:
-        if key not in _FILE_KEYS:
-            add(key, f"unknown key (allowed: {', '.join(_FILE_KEYS)})")
-
-    lesson: str | None = None
-    if "lesson" not in data:
-        add("lesson", 'missing (e.g. lesson = "00")')
-    elif not isinstance(data["lesson"], str):
-        add("lesson", f'must be a string such as "00" (got {_type_name(data["lesson"])})')
-    elif data["lesson"] not in QUIZ_LESSONS:
-        add("lesson", f"unknown lesson {data['lesson']!r} (known: {', '.join(QUIZ_LESSONS)})")
-    else:
-        lesson = data["lesson"]
-        if name_match is not None and name_match.group(1) != lesson:
-            add(
-                "lesson",
-                f"{lesson!r} does not match the file name, which starts with {name_match.group(1)!r}",
-            )
-        if lesson in lesson_files:
-            add("lesson", f"lesson {lesson!r} already has a question file: {lesson_files[lesson]}")
-        else:
-            lesson_files[lesson] = file
-
-    if "retired" in data:
-        _check_retired(data["retired"], file, lesson, add, retired)
-
-    raw = data.get("question")
-    if raw is None:
-        add("question", "missing (add at least one [[question]] table)")
-        return []
-    if not isinstance(raw, list):
-        add("question", f"must be an array of tables, written [[question]] (got {_type_name(raw)})")
-        return []
-    if not raw:
-        add("question", "must hold at least one question")
-        return []
-
-    valid: list[tuple[int, Question]] = []
-    for number, entry in enumerate(raw, start=1):
-        question = _check_question(entry, number, file, lesson, problems)
-        if question is not None:
-            valid.append((number, question))
-    return valid
-
-
-def _check_retired(
-    raw: Any, file: str, lesson: str | None, add: Any, retired: dict[str, tuple[str, int]]
-) -> None:
-    """Validate a file's ``retired`` array; add each valid id (first occurrence) to `retired`."""
-    if not isinstance(raw, list):
-        add("retired", f'must be an array of question ids, e.g. ["00-old-id"] (got {_type_name(raw)})')
-        return
-    for position, value in enumerate(raw, start=1):
-        where = f"retired[{position}]"
-        if not isinstance(value, str):
-            add(where, f"must be a string (got {_type_name(value)})")
-        elif not _ID.fullmatch(value):
-            add(
-                where,
-                f"{value!r} must be the lesson id and lowercase words joined by '-' (e.g. '00-hard-means')",
-            )
-        elif lesson is not None and not value.startswith(lesson + "-"):
-            add(where, f"{value!r} must start with '{lesson}-', the lesson of this file")
-        elif value in retired:
-            other_file, other = retired[value]
-            add(where, f"duplicate of retired[{other}]" + ("" if other_file == file else f" in {other_file}"))
-        else:
-            retired[value] = (file, position)
-
-
-def _check_question(
-    entry: Any, number: int, file: str, lesson: str | None, problems: list[str]
-) -> Question | None:
-    if not isinstance(entry, dict):
-        problems.append(
-            _problem(file, f"question #{number}", None, f"must be a table (got {_type_name(entry)})")
-        )
-        return None
-    raw_id = entry.get("id")
-    label = (
-        f"question {raw_id!r}" if isinstance(raw_id, str) and _ID.fullmatch(raw_id) else f"question #{number}"
-    )
-    found: list[str] = []
-
-    def add(field: str, message: str) -> None:
-        found.append(_problem(file, label, field, message))
-
-    def text(field: str, *, math: bool = True, allow_empty: bool = False) -> str | None:
-        if field not in entry:
-            add(field, "missing")
-            return None
-        value = entry[field]
-        if not isinstance(value, str):
-            add(field, f"must be a string (got {_type_name(value)})")
-            return None
-        if not allow_empty and not value.strip():
-            add(field, "must not be empty")
-            return None
-        if math and _unbalanced_math(value):
-            add(field, "unbalanced math: odd number of '$' (write \\$ for a literal dollar sign)")
-            return None
-        return value
-
-    for key in entry:
-        if key not in _QUESTION_KEYS:
-            add(key, f"unknown key (allowed: {', '.join(_QUESTION_KEYS)})")
-
-    question_id: str | None = None
-    if "id" not in entry:
-        add("id", "missing")
-    elif not isinstance(raw_id, str):
-        add("id", f"must be a string (got {_type_name(raw_id)})")
-    elif not _ID.fullmatch(raw_id):
-        add(
-            "id", f"{raw_id!r} must be the lesson id and lowercase words joined by '-' (e.g. '00-hard-means')"
-        )
-    elif lesson is not None and not raw_id.startswith(lesson + "-"):
-        add("id", f"must start with '{lesson}-', the lesson of this file")
-    else:
-        question_id = raw_id
-
-    kind: str | None = None
-    if "kind" not in entry:
-        add("kind", f"missing (one of {', '.join(KINDS)})")
-    elif not isinstance(entry["kind"], str):
-        add("kind", f"must be a string (got {_type_name(entry['kind'])})")
-    elif entry["kind"] not in KINDS:
-        add("kind", f"unknown kind {entry['kind']!r} (one of {', '.join(KINDS)})")
-    else:
-        kind = entry["kind"]
-
-    prompt = text("prompt")
-    explanation = text("explanation")
-    section = text("section", math=False)
-
-    answer: str | int | float | None = None
-    options: tuple[Option, ...] = ()
-    tolerance = 0.0
-    unit = ""
-    if kind is not None:
-        for key in ("answer", "options", "tolerance", "unit"):
-            if key in entry and key not in _KIND_KEYS[kind]:
-                hint = " (mark the right option with correct = true)" if key == "answer" else ""
-                add(key, f"not allowed for kind {kind!r}{hint}")
-    if kind == "recall":
-        answer = text("answer")
-    elif kind == "numeric":
-        answer = _number(entry, "answer", add)
-        value = _number(entry, "tolerance", add, missing="missing (required for numeric; 0 means exact)")
-        if value is not None:
-            if value < 0:
-                add("tolerance", f"must be >= 0 (got {value})")
-            tolerance = float(value)
-        if "unit" in entry:
-            unit = text("unit", math=False, allow_empty=True) or ""
-    elif kind == "choice":
-        options = _check_options(entry, add)
-        answer = next((o.text for o in options if o.correct), None)
-
-    problems.extend(found)
-    if found or lesson is None or question_id is None or kind is None or answer is None:
-        return None  # a problem was reported: here, or for the file's `lesson`
-    assert prompt is not None and explanation is not None and section is not None
-    return Question(
-        id=question_id,
-        lesson=lesson,
-        kind=kind,
-        prompt=prompt,
-        answer=answer,
-        explanation=explanation,
-        section=section,
-        options=options,
-        tolerance=tolerance,
-        unit=unit,
-        source=file,
-    )
-
-
-def _number(entry: dict[str, Any], field: str, add: Any, *, missing: str = "missing") -> int | float | None:
-    if field not in entry:
-        add(field, missing)
-        return None
-    value = entry[field]
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        add(field, f"must be a number (got {_type_name(value)})")
-        return None
-    if not math.isfinite(value):
-        add(field, f"must be a finite number (got {value})")
-        return None
-    return value
-
-
-def _check_options(entry: dict[str, Any], add: Any) -> tuple[Option, ...]:
-    if "options" not in entry:
-        add("options", f"missing ({_MIN_OPTIONS} to {_MAX_OPTIONS} options, exactly one with correct = true)")
-        return ()
-    raw = entry["options"]
-    if not isinstance(raw, list):
-        add("options", f"must be an array of tables (got {_type_name(raw)})")
-        return ()
-    if not _MIN_OPTIONS <= len(raw) <= _MAX_OPTIONS:
-        add("options", f"must have {_MIN_OPTIONS} to {_MAX_OPTIONS} options (found {len(raw)})")
-    options: list[Option] = []
-    ok = True
-    seen: dict[str, int] = {}
-    for number, option in enumerate(raw, start=1):
-        where = f"options[{number}]"
-        if not isinstance(option, dict):
-            add(
-                where,
-                f"must be a table like {{ text = ..., correct = ..., why = ... }} (got {_type_name(option)})",
-            )
-            ok = False
-            continue
-        for key in option:
-            if key not in _OPTION_KEYS:
-                add(f"{where}.{key}", f"unknown key (allowed: {', '.join(_OPTION_KEYS)})")
-                ok = False
-        values: dict[str, str] = {}
-        for key in ("text", "why"):
-            value = option.get(key)
-            if key not in option:
-                add(f"{where}.{key}", "missing")
-            elif not isinstance(value, str):
-                add(f"{where}.{key}", f"must be a string (got {_type_name(value)})")
-            elif not value.strip():
-                add(f"{where}.{key}", "must not be empty")
-            elif _unbalanced_math(value):
-                add(
-                    f"{where}.{key}",
-                    "unbalanced math: odd number of '$' (write \\$ for a literal dollar sign)",
-                )
-            else:
-                values[key] = value
-                continue
-            ok = False
-        correct = option.get("correct", False)
-        if not isinstance(correct, bool):
-            add(f"{where}.correct", f"must be true or false (got {_type_name(correct)})")
-            ok = False
-            correct = False
-        if "text" in values:
-            key = " ".join(values["text"].split())
-            if key in seen:
-                add(f"{where}.text", f"same text as options[{seen[key]}]")
-                ok = False
-            else:
-                seen[key] = number
-        options.append(Option(values.get("text", ""), correct, values.get("why", "")))
-    n_correct = sum(o.correct for o in options)
-    if n_correct != 1 and all(isinstance(o, dict) for o in raw):
-        add("options", f"exactly one option must have correct = true (found {n_correct})")
-        ok = False
-    return tuple(options) if ok and _MIN_OPTIONS <= len(raw) <= _MAX_OPTIONS else ()
+def _question(fields: Mapping[str, Any]) -> Question:
+    """The question of fields checked by `check_bank`, its options as `Option` records."""
+    return Question(**{**fields, "options": tuple(Option(*option) for option in fields["options"])})

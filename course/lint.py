@@ -33,6 +33,7 @@ import re
 from dataclasses import dataclass
 
 from course.bank import Bank, Question
+from course.kinds import Kind
 
 __all__ = [
     "MAX_ANSWER_WORDS",
@@ -136,7 +137,7 @@ def normalise(answer: str | int | float) -> float | str:
 
 def _answer_warnings(question: Question) -> list[str]:
     messages: list[str] = []
-    if question.kind == "recall":
+    if question.kind == Kind.RECALL:
         assert isinstance(question.answer, str)
         sentences, words = sentence_count(question.answer), word_count(question.answer)
         if sentences > 1:
@@ -180,7 +181,7 @@ def length_bias(bank: Bank) -> list[LintWarning]:
     warnings: list[LintWarning] = []
     counts: list[tuple[str, int, int]] = []  # file, right option longest, choice questions
     for file, questions in _by_file(bank).items():
-        choices = [q for q in questions if q.kind == "choice"]
+        choices = [q for q in questions if q.kind == Kind.CHOICE]
         longest = [q.id for q in choices if right_option_is_longest(q)]
         if not choices:
             continue

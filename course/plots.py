@@ -30,7 +30,7 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.text import Text
-from matplotlib.ticker import FuncFormatter, MultipleLocator
+from matplotlib.ticker import FuncFormatter, MaxNLocator, MultipleLocator
 from numpy.typing import ArrayLike
 
 __all__ = [
@@ -265,7 +265,9 @@ def forecast_plot(
     if many:
         ax.xaxis.set_minor_locator(MultipleLocator(1))
     ax.set_ylim(0, top * (1.3 if upright else 1.15))
-    ax.yaxis.get_major_locator().set_params(integer=True)
+    locator = ax.yaxis.get_major_locator()
+    assert isinstance(locator, MaxNLocator)  # matplotlib's default, AutoLocator
+    locator.set_params(integer=True)
     _style(ax, title, "day", "reviews due")
     return fig
 
@@ -281,7 +283,7 @@ def smallest_text_px(fig: Figure, width_px: float = NOTEBOOK_WIDTH_PX) -> float:
     area (`width_px`) to fit, text included. Raises ValueError for a figure without text.
     """
     fig.draw_without_rendering()  # makes the tick labels that only drawing creates
-    sizes = [t.get_fontsize() for t in fig.findobj(Text) if _text_visible(t)]
+    sizes = [float(t.get_fontsize()) for t in fig.findobj(Text) if _text_visible(t)]
     if not sizes:
         raise ValueError("the figure has no text")
     shown_width = fig.get_figwidth() * CSS_PX_PER_INCH

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from course.bank import Option, Question
+from course.kinds import Kind
 from course.ratings import NAMES
 from scheduler import Rating
 
@@ -146,8 +147,10 @@ def present(question: Question, rng: random.Random, labels: Sequence[str] = LETT
 def grade_choice(presentation: Presentation, position: int | None) -> Verdict:
     """Grade the option chosen at shown `position` (0-based); None means "I don't know" (wrong)."""
     question = presentation.question
-    if question.kind != "choice":
-        raise TypeError(f"question {question.id!r} is a {question.kind} question, not a choice question")
+    if question.kind != Kind.CHOICE:
+        raise TypeError(
+            f"question {question.id!r} is a {question.kind} question, not a {Kind.CHOICE} question"
+        )
     n = len(presentation.order)
     if position is not None and not 0 <= position < n:
         raise ValueError(
@@ -165,8 +168,10 @@ def grade_choice(presentation: Presentation, position: int | None) -> Verdict:
 def grade_number(question: Question, text: str | None) -> Verdict:
     """Grade the number typed as `text` (the question's unit may follow it); None means "I don't know".
     ValueError ``not a number: '4x'`` when it is not a number (`Question.parse_number`)."""
-    if question.kind != "numeric":
-        raise TypeError(f"question {question.id!r} is a {question.kind} question, not a numeric question")
+    if question.kind != Kind.NUMERIC:
+        raise TypeError(
+            f"question {question.id!r} is a {question.kind} question, not a {Kind.NUMERIC} question"
+        )
     if text is None:
         return Verdict(False, answer_text(question), None)
     typed = text.strip()

@@ -15,26 +15,19 @@ enrolment) does. The per-user data directory is created then if needed; a folder
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime, tzinfo
 from pathlib import Path
-from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import platformdirs
 
-from scheduler import StoreError
-
-if TYPE_CHECKING:
-    from course.bank import Bank
-    from scheduler import Item, Limits, Store
+from course.bank import Bank, load_bank
+from scheduler import Item, Store, StoreError, StoreVersionError
 
 __all__ = [
     "APP_NAME",
     "DB_FILE_NAME",
     "ENV_VAR",
-    "Outlook",
     "ProgressFolderError",
     "ProgressPathError",
     "db_path",
@@ -42,7 +35,6 @@ __all__ = [
     "items",
     "local_tz",
     "open_store",
-    "outlook",
     "path_source",
     "require_file",
     "require_folder",
@@ -51,29 +43,36 @@ __all__ = [
 APP_NAME = "attention-course"
 DB_FILE_NAME = "progress.sqlite3"
 ENV_VAR = "COURSE_DB"
+UPGRADE = "upgrade the course to open it (git pull, then pip install -r requirements.txt)"
 
 
-class ProgressPathError(StoreError):
+class _NamedPathError(StoreError):
+    """A problem with the progress file `path` as named by ``named_by`` ("--db", "COURSE_DB", "store")."""
+
+    def __init__(self, path: str | os.PathLike[str], named_by: str, message: str) -> None:
+        super().__init__(path, message)
+        self.named_by = named_by
+
+
+class ProgressPathError(_NamedPathError):
     """The progress file was named by a path that is a folder (``named_by``: "--db", "COURSE_DB", ...)."""
 
     def __init__(self, path: str | os.PathLike[str], named_by: str) -> None:
-        self.named_by = named_by
         example = Path(path) / DB_FILE_NAME
         message = f"{named_by} must name a file, e.g. {example} ({os.fspath(path)} is a folder)"
-        self._setup(path, message, named_by)
+        super().__init__(path, named_by, message)
 
 
-class ProgressFolderError(StoreError):
+class ProgressFolderError(_NamedPathError):
     """The folder of a progress file named by ``named_by`` ("--db", "COURSE_DB", "store") does not exist."""
 
     def __init__(self, path: str | os.PathLike[str], named_by: str) -> None:
-        self.named_by = named_by
         folder = Path(path).parent
         message = (
             f"{named_by} names {os.fspath(path)}, but its folder {folder} does not exist: create the folder, "
             f"or correct {named_by}"
         )
-        self._setup(path, message, named_by)
+        super().__init__(path, named_by, message)
 
 
 def require_file(path: Path, named_by: str) -> Path:
@@ -134,53 +133,11 @@ def open_store(
     ``scheduler.StoreNotFoundError``. A missing folder other than the per-user data directory is a
     `ProgressFolderError`, either way. Every problem is a ``scheduler.StoreError``.
     """
-    from scheduler import Store
-
-    chosen = db_path(path)
-    return Store.open(require_folder(chosen, named_by or path_source(path)), create=create, defer_create=True)
-
-
-@dataclass(frozen=True)
-class Outlook:
-    """What a review started at some time would find.
-
-    ``due_now``: the questions it would serve (due ones, then new ones); ``held_due`` and ``held_new``: the
-    due and new questions that today's limits hold back until tomorrow; ``next_due``: the earliest due time
-    after that time (None when no question is scheduled after it).
-    """
-
-    due_now: int
-    held_due: int
-    held_new: int
-    next_due: datetime | None
-
-    def held_text(self) -> str | None:
-        """``10 due and 3 new questions wait``, ``1 new question waits``; None when nothing is held back."""
-        parts = [f"{n} {kind}" for n, kind in ((self.held_due, "due"), (self.held_new, "new")) if n]
-        if not parts:
-            return None
-        one = self.held_due + self.held_new == 1
-        return f"{' and '.join(parts)} {'question waits' if one else 'questions wait'}"
-
-
-def outlook(store: Store, items: Sequence[Item], at: datetime, tz: tzinfo, limits: Limits) -> Outlook:
-    """The `Outlook` at `at` for `items`, read from one snapshot of `store`."""
-    from scheduler import Session
-
-    ids = {item.id for item in items}
-    with store.snapshot():
-        session = Session(store, items, at, tz, limits)
-        cards = {item_id: card for item_id, card in store.cards().items() if item_id in ids}
-        decks = set(store.enrolled())
-    due = sum(card.due <= at for card in cards.values())
-    unseen = len({item.id for item in items if item.deck in decks and item.id not in cards})
-    later = [card.due for card in cards.values() if card.due > at]
-    return Outlook(
-        due_now=session.remaining,
-        held_due=max(0, due - session.due_count),
-        held_new=max(0, unseen - session.new_count),
-        next_due=min(later, default=None),
-    )
+    chosen = require_folder(db_path(path), named_by or path_source(path))
+    try:
+        return Store.open(chosen, create=create, defer_create=True)
+    except StoreVersionError as err:  # the scheduler cannot say what to upgrade: the course can
+        raise StoreVersionError(err.path, err.found, err.known, UPGRADE) from None
 
 
 def local_tz() -> tzinfo:
@@ -217,6 +174,4 @@ def _zone(key: str) -> ZoneInfo | None:
 
 def items(bank: Bank | None = None) -> list[Item]:
     """The questions of `bank` (default: the shipped bank) as scheduler items, deck = lesson."""
-    from course.bank import load_bank
-
     return (bank if bank is not None else load_bank()).items()

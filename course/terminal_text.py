@@ -187,7 +187,7 @@ def _symbols() -> dict[str, str]:
     \\tau, \\ln...), so that it can be written in place, keeping the spaces around it."""
     parsing = latexwalker.get_default_latex_context_db()
     texts = latex2text.get_default_latex_context_db()
-    symbols = {}
+    symbols: dict[str, str] = {}
     for category in texts.categories():
         for spec in texts.iter_macro_specs([category]):
             repl = getattr(spec, "simplify_repl", None)

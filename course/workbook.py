@@ -109,7 +109,7 @@ def strip_solutions(source: str, notebook: str) -> tuple[str, int]:
 
 def workbook_notebook(path: Path) -> nbformat.NotebookNode:
     """The workbook version of the instructor notebook at `path`: outputs cleared, solutions stubbed."""
-    nb = nbformat.read(path, as_version=nbformat.NO_CONVERT)
+    nb: nbformat.NotebookNode = nbformat.read(path, as_version=nbformat.NO_CONVERT)
     for index, cell in enumerate(nb.cells):
         if cell.cell_type != "code":
             continue

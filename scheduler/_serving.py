@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta, tzinfo
 
 from scheduler._records import Item, Limits, Rating, Review, State
@@ -50,8 +50,8 @@ def _read_queue(
     reviews_done = len(answered) - new_done
 
     schedule = store.due_by(at)
-    due = sorted((when, positions[item_id]) for item_id, when in schedule.due.items() if item_id in positions)
-    queue = _break_ties(store, items, due, at, max(0, limits.reviews_per_day - reviews_done))
+    cap = max(0, limits.reviews_per_day - reviews_done)
+    queue = _break_ties(store, items, _earliest(schedule.due, positions, cap), at, cap)
 
     new: list[Item] = []
     new_left = max(0, limits.new_per_day - new_done)
@@ -64,6 +64,22 @@ def _read_queue(
             if item.deck in decks and item.id not in seen and positions[item.id] == position:
                 new.append(item)
     return queue, new
+
+
+def _earliest(due: Mapping[str, datetime], positions: dict[str, int], cap: int) -> list[tuple[datetime, int]]:
+    """(due time, position) of the first `cap` items of `due` (earliest first) that are in `positions`, and of
+    any more due at the same time as the last of them, sorted; the rest of `due` is never read."""
+    found: list[tuple[datetime, int]] = []
+    for item_id in due:
+        position = positions.get(item_id)
+        if position is None:
+            continue
+        when = due[item_id]
+        if len(found) >= cap and (not found or when != found[-1][0]):
+            break
+        found.append((when, position))
+    found.sort()  # equal due times by position
+    return found
 
 
 def _break_ties(

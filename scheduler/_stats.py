@@ -6,12 +6,16 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
+from operator import attrgetter
 
+from scheduler._bulk import paused_gc
 from scheduler._records import Answer, Item, Rating, State
 from scheduler._storage import Storage
-from scheduler._time import DayIndexer, day_starts, from_ms, require_aware, to_ms
+from scheduler._time import day_numbers, day_starts, from_ms, require_aware, to_ms
 
 __all__ = ["Stats", "forecast", "stats"]
+
+_REVIEWED_AT = attrgetter("reviewed_at")
 
 
 @dataclass(frozen=True)
@@ -48,19 +52,22 @@ def _due_per_day(due_times: dict[str, datetime], ids: set[str], starts: list[dat
 
 
 def _true_retention(answers: list[Answer], ids: set[str], tz: tzinfo, rollover_hour: int) -> float | None:
-    day_of = DayIndexer(tz, rollover_hour)
-    seen: set[tuple[str, int]] = set()
+    """The share not AGAIN of the answers to items in review that were the first of their item on their
+    learner's day, over the items in `ids`."""
+    # An (item, day) pair is one int, item number * 2**32 + day: a million of them hash faster than tuples.
+    number = {item_id: k << 32 for k, item_id in enumerate(ids)}
+    days = day_numbers(list(map(_REVIEWED_AT, answers)), tz, rollover_hour)
+    seen: set[int] = set()
     counted = passed = 0
-    for answer in answers:
-        if answer.item_id not in ids:
+    review, again = State.REVIEW, Rating.AGAIN
+    for (item_id, _, rating, state_before), day in zip(answers, days, strict=True):  # an Answer's fields
+        item = number.get(item_id)
+        if item is None or item + day in seen:
             continue
-        key = (answer.item_id, day_of(to_ms(answer.reviewed_at)))
-        if key in seen:
-            continue
-        seen.add(key)
-        if answer.state_before is State.REVIEW:
+        seen.add(item + day)
+        if state_before is review:
             counted += 1
-            passed += answer.rating is not Rating.AGAIN
+            passed += rating is not again
     return passed / counted if counted else None
 
 
@@ -74,7 +81,10 @@ def stats(store: Storage, items: Sequence[Item], at: datetime, tz: tzinfo, rollo
         counts = store.review_counts()
         decks = set(store.enrolled())
         answered_today = store.answers(starts[0], starts[1])
-        answers = store.answers()
+        # The whole log, read and reduced to one number while the collector is paused: the answers are freed
+        # before it resumes, so it never walks over them (a million on a large store).
+        with paused_gc():
+            retention = _true_retention(store.answers(), ids, tz, rollover_hour)
     due = _due_per_day(due_times, ids, starts)
     due_now = sum(when <= at for item_id, when in due_times.items() if item_id in ids)
     seen = due_times.keys()
@@ -84,7 +94,7 @@ def stats(store: Storage, items: Sequence[Item], at: datetime, tz: tzinfo, rollo
         due_next_7_days=tuple(due[1:8]),
         reviews_today=sum(answer.item_id in ids for answer in answered_today),
         reviews_total=sum(counts.get(item_id, 0) for item_id in ids),
-        true_retention=_true_retention(answers, ids, tz, rollover_hour),
+        true_retention=retention,
         new_available=len({item.id for item in items if item.deck in decks and item.id not in seen}),
     )
 

@@ -77,7 +77,7 @@ class Storage(Protocol):
         ...
 
     def due_by(self, until: datetime) -> DueItems:
-        """The items due at or before ``until``, and every item with a card, read together."""
+        """The items due at or before ``until``, earliest first, and every item with a card, read together."""
         ...
 
     def answers(self, start: datetime | None = None, end: datetime | None = None) -> list[Answer]:

@@ -12,12 +12,13 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from types import TracebackType
 
+from scheduler._bulk import paused_gc
 from scheduler._errors import StoreAccessError, StoreCorruptError, StoreNotFoundError
 from scheduler._failures import from_os_error, translate
 from scheduler._memory import Memory
@@ -69,6 +70,28 @@ def _check_answer(
     ):
         raise ValueError(f"duration_ms must be None or a non-negative int, got {duration_ms!r}")
     return check_rating(rating), from_ms(to_ms(require_aware(at, "at")))
+
+
+class _DueTimes(Mapping[str, datetime]):
+    """Due times by item id, in the order given (earliest first), each made a datetime only when read: a
+    queue reads the first few hundred of thousands."""
+
+    __slots__ = ("_ms",)
+
+    def __init__(self, ms: dict[str, int]) -> None:
+        self._ms = ms
+
+    def __getitem__(self, item_id: str) -> datetime:
+        return from_ms(self._ms[item_id])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._ms)
+
+    def __len__(self) -> int:
+        return len(self._ms)
+
+    def __repr__(self) -> str:
+        return f"{{{', '.join(f'{item_id!r}: {self[item_id]!r}' for item_id in self)}}}"
 
 
 class Store:
@@ -394,10 +417,9 @@ class Store:
     def due_by(self, until: datetime) -> DueItems:
         """The items due at or before ``until``, and every item with a card, from one read of the cards."""
         until_ms = to_ms(require_aware(until, "until"))
-        rows = self._read("SELECT item_id, due FROM cards")
-        epoch, one_ms = _EPOCH, _ONE_MS  # from_ms, inlined: this runs once per due card on every queue
-        due = {item_id: epoch + one_ms * when for item_id, when in rows if when <= until_ms}
-        return DueItems(due, frozenset([item_id for item_id, _ in rows]))
+        rows = self._read("SELECT item_id, due FROM cards ORDER BY due")  # by the cards_by_due index
+        due = {item_id: when for item_id, when in rows if when <= until_ms}
+        return DueItems(_DueTimes(due), frozenset([item_id for item_id, _ in rows]))
 
     def answers(self, start: datetime | None = None, end: datetime | None = None) -> list[Answer]:
         """Scheduled answers with ``start <= reviewed_at < end`` (either bound optional), in log order."""
@@ -409,16 +431,26 @@ class Store:
         if end is not None:
             where.append("reviewed_at < ?")
             parameters.append(to_ms(require_aware(end, "end")))
-        rows = self._read(
-            "SELECT item_id, reviewed_at, rating, state_before FROM review_log"
-            + (" WHERE " + " AND ".join(where) if where else "")
-            + " ORDER BY id",
-            tuple(parameters),
+        # Answer(...) and from_ms inlined, with every name they use local: this runs once per row
+        epoch, one_ms, new, answer, ratings, states = (
+            _EPOCH,
+            _ONE_MS,
+            tuple.__new__,
+            Answer,
+            _RATINGS,
+            _STATES,
         )
-        return [
-            Answer(item_id, from_ms(at), _RATINGS[rating], _STATES[state])
-            for item_id, at, rating, state in rows
-        ]
+        with paused_gc():
+            rows = self._read(
+                "SELECT item_id, reviewed_at, rating, state_before FROM review_log"
+                + (" WHERE " + " AND ".join(where) if where else "")
+                + " ORDER BY id",
+                tuple(parameters),
+            )
+            return [
+                new(answer, (item_id, epoch + one_ms * at, ratings[rating], states[state]))
+                for item_id, at, rating, state in rows
+            ]
 
     def review_counts(self) -> dict[str, int]:
         """How many scheduled answers each answered item has."""

@@ -11,22 +11,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from bank_samples import RECALL
 
 from course import _toml
 from course.bank import Bank, BankError, Option, Question, _without_code, load_bank
 from course.cli import main
 from course.lessons import LESSONS, QUIZ_LESSONS, lesson_id, lesson_title
 from course.lint import sentence_count
-
-RECALL = """
-[[question]]
-id = "00-a"
-kind = "recall"
-prompt = "P"
-answer = "A"
-explanation = "E"
-section = "S"
-"""
 
 CHOICE_OPTIONS = """options = [
   { text = "yes", correct = true, why = "W1" },

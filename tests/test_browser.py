@@ -24,19 +24,19 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pytest
 from browser import axe, chromium
 from browser import notebook as nb
 from browser.lab import JupyterLab
 
-from course.widgets._common import STALE_TEXT
+from course import Question, load_bank
+from course.lessons import LESSONS
+from course.widgets._chrome import STALE_TEXT
 from course.widgets._render import plain_text
 from course.workbook import write_workbook
-
-if TYPE_CHECKING:
-    from course import Question
+from scheduler import Rating, Store
 
 REPO = Path(__file__).resolve().parents[1]
 WELCOME = "workbook/00-welcome.ipynb"
@@ -168,13 +168,16 @@ def review_stats_lines(new_left: int) -> list[set[str]]:
     One set of acceptable lines per line expected.
     """
     # The question is due again in 10 minutes: today, unless today's rollover (04:00 local) comes first.
-    week = [0] * 7
+    # The 7-day row is one count per day, each right-aligned in 5 characters.
+    week = ["    0"] * 7
     return [
-        {"Due now: 0   later today: 1", "Due now: 0   later today: 0"},
-        {f"Next 7 days: {week}", f"Next 7 days: {[1, *week[1:]]}"},
-        {"Reviews today: 1   in total: 1"},
-        {"True retention: n/a"},  # a first answer is not a review of an already-learned question
-        {f"New questions available: {new_left}"},
+        {"Due now:          0"},
+        {"Later today:      1", "Later today:      0"},
+        {" " * 17 + "".join(week), " " * 17 + "".join(["    1", *week[1:]])},
+        {"Reviews today:    1"},
+        {"Reviews in total: 1"},
+        {"True retention:   n/a (no reviews of learned questions yet)"},  # a first answer is not a review
+        {f"New available:    {new_left}"},
         {"30 days shown; reviews due in that time: 1"},
     ]
 
@@ -184,11 +187,7 @@ def review_stats_lines(new_left: int) -> list[set[str]]:
 def test_welcome_quiz_then_review_after_a_restart_in_the_browser(tmp_path: Path) -> None:
     """The learner's first day: answer the welcome quiz's first question, restart, review what is due."""
     require_browser()
-    from playwright.sync_api import expect
-
-    from course import load_bank
-    from course.lessons import LESSONS
-    from scheduler import Rating, Store
+    from playwright.sync_api import expect  # here: without playwright the test is skipped, not broken
 
     questions = load_bank().questions("00")
     first, second, third = questions[:3]
@@ -287,10 +286,7 @@ def test_the_welcome_quiz_by_keyboard_alone_and_axe_in_the_browser(tmp_path: Pat
     violation in the course's outputs; notebook shortcuts stay out of the quiz; after the kernel is gone the
     quiz says what to do."""
     require_browser()
-    from playwright.sync_api import expect
-
-    from course import load_bank
-    from scheduler import Rating, Store
+    from playwright.sync_api import expect  # here: without playwright the test is skipped, not broken
 
     questions = load_bank().questions("00")
     assert [question.kind for question in questions[:5]] == [

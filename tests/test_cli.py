@@ -639,8 +639,10 @@ def test_newer_database(bank: Path, db: Path) -> None:
     connection.close()
     result = run("stats", "--db", db, "--bank", bank, "--now", NOW)
     assert (result.returncode, result.stdout) == (2, "")
-    assert result.stderr.startswith(f"{db} was written by a newer version of this course (schema 99, ")
-    assert result.stderr.endswith("); upgrade the course\n")
+    assert result.stderr.startswith(f"{db} was written by a newer version of this software (schema 99, ")
+    assert result.stderr.endswith(
+        "); upgrade the course to open it (git pull, then pip install -r requirements.txt)\n"
+    )
 
 
 def test_locked_database(bank: Path, db: Path) -> None:

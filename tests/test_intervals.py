@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
+from fixed_clock import FSRS_T0, UTC
 
 from scheduler import Item, Memory, Rating, Session, Store, format_interval
 
-UTC = timezone.utc
-AT = datetime(2025, 1, 6, 9, 0, 0, 999, tzinfo=UTC)  # microseconds below a millisecond, as a real clock gives
+# Microseconds below a millisecond, as a real clock gives. FSRS_T0: the fuzzed "2.6mo" below is drawn from it.
+AT = FSRS_T0 + timedelta(microseconds=999)
 
 
 @pytest.mark.parametrize(
@@ -65,9 +66,9 @@ def labels_then_notes(store: Store, item: Item, at: datetime) -> tuple[dict[Rati
         (Rating.EASY, Rating.GOOD),
     ],
 )
-def test_button_and_saved_note_agree(tmp_path: Path, history: tuple[Rating, ...], fuzz: bool) -> None:
+def test_button_and_saved_note_agree(db: Path, history: tuple[Rating, ...], fuzz: bool) -> None:
     item = Item("q1", "00")
-    with Store.open(tmp_path / "progress.sqlite3", memory=Memory(enable_fuzzing=fuzz)) as store:
+    with Store.open(db, memory=Memory(enable_fuzzing=fuzz)) as store:
         store.enroll("00", AT)
         at = AT
         for rating in history:
@@ -77,10 +78,10 @@ def test_button_and_saved_note_agree(tmp_path: Path, history: tuple[Rating, ...]
     assert notes == labels
 
 
-def test_fuzzed_intervals_are_shown_as_they_will_be_saved(tmp_path: Path) -> None:
+def test_fuzzed_intervals_are_shown_as_they_will_be_saved(db: Path) -> None:
     """With fuzz on, a review card's Good is moved by a few days; the button shows the moved interval."""
     item = Item("q1", "00")
-    with Store.open(tmp_path / "progress.sqlite3", memory=Memory()) as store:
+    with Store.open(db, memory=Memory()) as store:
         review = store.record(item.id, Rating.EASY, AT)
         at = review.due + timedelta(microseconds=777)
         exact = Memory(enable_fuzzing=False).preview(store.card(item.id), item.id, at)

@@ -38,7 +38,7 @@ from course.presenting import (
     present,
 )
 from course.widgets import CramWidget, QuizWidget, ReviewWidget
-from course.widgets._common import QuestionPanel
+from course.widgets._panel import QuestionPanel
 from scheduler import Rating, Store
 
 ALPHA, BETA, GAMMA, DELTA = (

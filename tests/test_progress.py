@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pickle
 import sys
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -13,7 +13,7 @@ import pytest
 
 from course import progress
 from course.bank import load_bank
-from scheduler import Item, Limits, Rating, Store, StoreAccessError, StoreError, StoreNotFoundError
+from scheduler import Item, Store, StoreAccessError, StoreError, StoreNotFoundError
 
 
 def test_db_path_precedence(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -120,27 +120,6 @@ def test_open_store_leaves_the_folder_to_the_store(tmp_path: Path) -> None:
     assert str(caught.value) == (
         f"{target} cannot be opened ({parent} is not a folder); check that its folder exists and is writable"
     )
-
-
-T = datetime(2025, 3, 3, 10, tzinfo=timezone.utc)
-ITEMS = [Item("00-a", "00"), Item("00-b", "00"), Item("00-c", "00"), Item("01-a", "01")]
-
-
-def test_outlook(tmp_path: Path) -> None:
-    with Store.open(tmp_path / "p.sqlite3") as store:
-        assert progress.outlook(store, ITEMS, T, timezone.utc, Limits()) == progress.Outlook(0, 0, 0, None)
-        store.enroll("00", T)
-        store.record("00-a", Rating.GOOD, T - timedelta(minutes=30))  # due 20 minutes ago
-        store.record("00-b", Rating.GOOD, T - timedelta(minutes=5))  # due in 5 minutes
-        view = progress.outlook(store, ITEMS, T, timezone.utc, Limits())
-        assert view == progress.Outlook(due_now=2, held_due=0, held_new=0, next_due=T + timedelta(minutes=5))
-        assert view.held_text() is None
-        held = progress.outlook(store, ITEMS, T, timezone.utc, Limits(new_per_day=0, reviews_per_day=0))
-        assert held == progress.Outlook(due_now=0, held_due=1, held_new=1, next_due=T + timedelta(minutes=5))
-        assert held.held_text() == "1 due and 1 new questions wait"
-        one = progress.outlook(store, ITEMS, T, timezone.utc, Limits(new_per_day=0))
-        assert (one.due_now, one.held_due, one.held_new) == (1, 0, 1)
-        assert one.held_text() == "1 new question waits"
 
 
 @pytest.mark.parametrize(

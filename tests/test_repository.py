@@ -1,4 +1,4 @@
-"""Repository-wide checks: lint, formatting and the static notebook hygiene check."""
+"""Repository-wide checks: lint, formatting, types and the static notebook hygiene check."""
 
 from __future__ import annotations
 
@@ -33,6 +33,17 @@ def test_ruff_lint_is_clean() -> None:
 def test_ruff_format_is_clean() -> None:
     result = _run(sys.executable, "-m", "ruff", "format", "--check", "--no-cache", ".")
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("mypy") is None,
+    reason="mypy is not installed (pip install -r requirements-test.txt)",
+)
+def test_types_check_strictly() -> None:
+    # pyproject.toml's [tool.mypy] names the packages (course, scheduler) and the strict settings
+    result = _run(sys.executable, "-m", "mypy", "--cache-dir", "/dev/null")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.startswith("Success: no issues found in "), result.stdout
 
 
 @pytest.mark.skipif(

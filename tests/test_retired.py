@@ -15,7 +15,7 @@ import pytest
 
 from course import cli
 from course.bank import Bank, load_bank
-from course.progress import Outlook, outlook
+from course.outlook import Outlook, outlook
 from course.widgets import ReviewWidget
 from scheduler import CramSession, Limits, Memory, Rating, Session, Stats, Store, due_queue, forecast, stats
 

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
+
+from store_helpers import REPO
 
 import scheduler
-
-REPO = Path(next(iter(scheduler.__path__))).parent
 
 
 def test_public_names() -> None:

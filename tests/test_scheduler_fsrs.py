@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
+from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
+from fixed_clock import FSRS_T0, UTC, utc
+from store_helpers import AGAIN, EASY, GOOD, HARD
 
 from scheduler import CardState, Memory, Rating, Review, Store
-
-T0 = datetime(2025, 1, 6, 9, 0, tzinfo=timezone.utc)
-AGAIN, HARD, GOOD, EASY = Rating.AGAIN, Rating.HARD, Rating.GOOD, Rating.EASY
 
 # Each item is answered exactly when it falls due. Rows: rating, state, step, stability and difficulty rounded
 # to 4 decimals, due (UTC), reps, lapses.
@@ -43,45 +43,41 @@ TRAJECTORIES = {
 }
 
 
-def utc(text: str) -> datetime:
-    return datetime.fromisoformat(text).replace(tzinfo=timezone.utc)
-
-
 @pytest.mark.parametrize("name", sorted(TRAJECTORIES))
 def test_trajectory_is_exact(name: str) -> None:
     memory = Memory(enable_fuzzing=False)
     state: CardState | None = None
     for rating, kind, step, stability, difficulty, due, reps, lapses in TRAJECTORIES[name]:
-        at = T0 if state is None else state.due
+        at = FSRS_T0 if state is None else state.due
         state = memory.review(state, "q", rating, at)
         assert state.stability is not None and state.difficulty is not None
         got = (state.state, state.step, round(state.stability, 4), round(state.difficulty, 4), state.due)
         assert got == (kind, step, stability, difficulty, utc(due))
         assert (state.last_review, state.reps, state.lapses) == (at, reps, lapses)
-        assert state.due.tzinfo is timezone.utc
+        assert state.due.tzinfo is UTC
 
 
 def test_late_review_uses_elapsed_days() -> None:
     memory = Memory(enable_fuzzing=False)
-    state = memory.review(memory.review(None, "q", GOOD, T0), "q", GOOD, utc("2025-01-06T09:10:00"))
+    state = memory.review(memory.review(None, "q", GOOD, FSRS_T0), "q", GOOD, utc("2025-01-06T09:10:00"))
     late = memory.review(state, "q", GOOD, utc("2025-01-18T09:10:00"))  # 10 days after it was due
     assert (round(late.stability, 4), late.due) == (27.0974, utc("2025-02-14T09:10:00"))
 
 
 def test_preview_of_a_new_item() -> None:
-    assert Memory(enable_fuzzing=False).preview(None, "q", T0) == {
+    assert Memory(enable_fuzzing=False).preview(None, "q", FSRS_T0) == {
         AGAIN: timedelta(minutes=1),
         HARD: timedelta(minutes=5, seconds=30),
         GOOD: timedelta(minutes=10),
         EASY: timedelta(days=8),
     }
-    fuzzed = Memory().preview(None, "q", T0)
+    fuzzed = Memory().preview(None, "q", FSRS_T0)
     assert fuzzed[EASY] == timedelta(days=6)  # 8 days, fuzzed: review will give exactly that
-    assert {rating: Memory().review(None, "q", rating, T0).due - T0 for rating in Rating} == fuzzed
+    assert {rating: Memory().review(None, "q", rating, FSRS_T0).due - FSRS_T0 for rating in Rating} == fuzzed
 
 
 def test_preview_of_a_review_card_shows_the_fuzz_review_will_draw() -> None:
-    state = Memory(enable_fuzzing=False).review(None, "q", EASY, T0)
+    state = Memory(enable_fuzzing=False).review(None, "q", EASY, FSRS_T0)
     at = utc("2025-01-14T09:00:00")
     exact = {
         AGAIN: timedelta(minutes=10),
@@ -109,7 +105,7 @@ def test_preview_of_a_review_card_shows_the_fuzz_review_will_draw() -> None:
 )
 def test_retrievability(days: int, expected: float) -> None:
     memory = Memory(enable_fuzzing=False)
-    state = memory.review(memory.review(None, "q", GOOD, T0), "q", GOOD, utc("2025-01-06T09:10:00"))
+    state = memory.review(memory.review(None, "q", GOOD, FSRS_T0), "q", GOOD, utc("2025-01-06T09:10:00"))
     at = utc("2025-01-06T09:10:00") + timedelta(days=days, hours=23)  # whole days count, as in fsrs
     assert round(memory.retrievability(state, at), 6) == expected
 
@@ -124,12 +120,12 @@ def test_card_id_is_stable_and_bounded() -> None:
 def test_aware_non_utc_times_are_converted() -> None:
     berlin = datetime(2025, 1, 6, 10, 0, tzinfo=ZoneInfo("Europe/Berlin"))
     state = Memory(enable_fuzzing=False).review(None, "q", GOOD, berlin)
-    assert state.last_review == T0
-    assert state.last_review.tzinfo is timezone.utc
+    assert state.last_review == FSRS_T0
+    assert state.last_review.tzinfo is UTC
     assert state.due == utc("2025-01-06T09:10:00")
 
 
-NAIVE = datetime(2025, 1, 6, 9, 0)
+NAIVE = FSRS_T0.replace(tzinfo=None)
 
 
 @pytest.mark.parametrize(
@@ -137,9 +133,9 @@ NAIVE = datetime(2025, 1, 6, 9, 0)
     [
         (lambda m: m.review(None, "q", GOOD, NAIVE), "at"),
         (lambda m: m.preview(None, "q", NAIVE), "at"),
-        (lambda m: m.retrievability(m.review(None, "q", GOOD, T0), NAIVE), "at"),
-        (lambda m: m.replay("q", [Review("q", GOOD, NAIVE, None, T0)]), "reviewed_at"),
-        (lambda m: m.replay("q", [Review("q", GOOD, T0, None, NAIVE)]), "due"),
+        (lambda m: m.retrievability(m.review(None, "q", GOOD, FSRS_T0), NAIVE), "at"),
+        (lambda m: m.replay("q", [Review("q", GOOD, NAIVE, None, FSRS_T0)]), "reviewed_at"),
+        (lambda m: m.replay("q", [Review("q", GOOD, FSRS_T0, None, NAIVE)]), "due"),
     ],
 )
 def test_naive_datetime_is_refused(call, name: str) -> None:  # type: ignore[no-untyped-def]
@@ -154,20 +150,20 @@ def test_replay_errors() -> None:
         memory.replay("q", [])
     assert str(info.value) == "no reviews to replay for 'q'"
     with pytest.raises(ValueError) as info:
-        memory.replay("q", [Review("other", GOOD, T0, None, T0)])
+        memory.replay("q", [Review("other", GOOD, FSRS_T0, None, FSRS_T0)])
     assert str(info.value) == "cannot replay a review of 'other' into the history of 'q'"
     with pytest.raises(ValueError) as info:
-        memory.review(memory.review(None, "a", GOOD, T0), "b", GOOD, T0)
+        memory.review(memory.review(None, "a", GOOD, FSRS_T0), "b", GOOD, FSRS_T0)
     assert str(info.value) == "the state given is for 'a', not 'b'"
 
 
-def test_replay_with_fuzz_rebuilds_the_cached_state(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_replay_with_fuzz_rebuilds_the_cached_state(db: Path) -> None:
     memory = Memory()  # fuzzing on
     ratings = [GOOD, GOOD, HARD, GOOD, AGAIN, GOOD, EASY, GOOD, HARD, GOOD, GOOD, AGAIN, GOOD, GOOD]
     fuzzed = 0
-    with Store.open(tmp_path / "p.sqlite3", memory=memory) as store:
+    with Store.open(db, memory=memory) as store:
         for start, item in enumerate(("a", "b", "c")):
-            at = T0
+            at = FSRS_T0
             for index, rating in enumerate(ratings[start:]):
                 exact = Memory(enable_fuzzing=False).preview(store.card(item), item, at)[rating]
                 review = store.record(item, rating, at, duration_ms=1000 + index)

@@ -6,16 +6,12 @@ from datetime import datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
 
 import pytest
+from fixed_clock import UTC, utc
 
 from scheduler import day_start, format_interval
 
 BERLIN = ZoneInfo("Europe/Berlin")
 NEW_YORK = ZoneInfo("America/New_York")
-UTC = timezone.utc
-
-
-def z(text: str) -> datetime:
-    return datetime.fromisoformat(text).replace(tzinfo=UTC)
 
 
 @pytest.mark.parametrize(
@@ -42,7 +38,7 @@ def z(text: str) -> datetime:
 def test_day_start(local: str, tz: ZoneInfo | timezone, expected: str) -> None:
     at = datetime.fromisoformat(local).replace(tzinfo=tz)
     start = day_start(at, tz)
-    assert start == z(expected)
+    assert start == utc(expected)
     assert start.tzinfo is UTC
     assert day_start(at.astimezone(UTC), tz) == start  # the instant matters, not how it is written
 
@@ -67,14 +63,14 @@ def test_day_length_follows_local_clock(tz: ZoneInfo | timezone, day: str, hours
 
 def test_other_rollover_hours() -> None:
     at = datetime(2025, 1, 15, 0, 30, tzinfo=BERLIN)
-    assert day_start(at, BERLIN, rollover_hour=0) == z("2025-01-14T23:00:00")
-    assert day_start(at, BERLIN, rollover_hour=23) == z("2025-01-14T22:00:00")
+    assert day_start(at, BERLIN, rollover_hour=0) == utc("2025-01-14T23:00:00")
+    assert day_start(at, BERLIN, rollover_hour=23) == utc("2025-01-14T22:00:00")
 
 
 @pytest.mark.parametrize("hour", [-1, 24, 4.0, True])
 def test_bad_rollover_hour(hour: object) -> None:
     with pytest.raises(ValueError) as info:
-        day_start(z("2025-01-15T12:00:00"), UTC, rollover_hour=hour)  # type: ignore[arg-type]
+        day_start(utc("2025-01-15T12:00:00"), UTC, rollover_hour=hour)  # type: ignore[arg-type]
     assert str(info.value) == f"rollover_hour must be an int from 0 to 23, got {hour!r}"
 
 

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
+from fixed_clock import T0, UTC
+from store_helpers import AGAIN, EASY, GOOD, HARD
 
 from scheduler import (
     CramReview,
     CramSession,
     Item,
     Limits,
-    Memory,
     Rating,
     Session,
     Stats,
@@ -23,17 +23,8 @@ from scheduler import (
     stats,
 )
 
-UTC = timezone.utc
 BERLIN = ZoneInfo("Europe/Berlin")
-AGAIN, HARD, GOOD, EASY = Rating.AGAIN, Rating.HARD, Rating.GOOD, Rating.EASY
-T0 = datetime(2025, 1, 6, 9, 0, tzinfo=UTC)
 EIGHT_DAYS = timedelta(days=8)  # a new item answered EASY is due 8 days later (fuzz off)
-
-
-@pytest.fixture
-def store(tmp_path) -> Iterator[Store]:  # type: ignore[no-untyped-def]
-    with Store.open(tmp_path / "progress.sqlite3", memory=Memory(enable_fuzzing=False)) as opened:
-        yield opened
 
 
 def items(*ids: str) -> list[Item]:
@@ -73,6 +64,17 @@ def test_equal_due_and_retrievability_keep_bank_order(store: Store) -> None:
     assert ids(due_queue(store, items("a1", "a2", "a3"), at, UTC)) == ["a1", "a2", "a3"]
 
 
+def test_a_limit_that_cuts_a_tie_keeps_the_lowest_retrievability(store: Store) -> None:
+    store.enroll("a", T0)
+    store.record("a2", EASY, T0 - timedelta(days=2))  # due T0+6d: first
+    store.record("a1", EASY, T0)  # due T0+8d, high retrievability
+    store.record("a3", AGAIN, T0 + EIGHT_DAYS - timedelta(minutes=1))  # due T0+8d too, low retrievability
+    bank, at = items("a1", "a2", "a3"), T0 + timedelta(days=10)
+    assert ids(due_queue(store, bank, at, UTC, Limits(reviews_per_day=2))) == ["a2", "a3"]
+    assert ids(due_queue(store, bank, at, UTC, Limits(reviews_per_day=1))) == ["a2"]
+    assert ids(due_queue(store, bank, at, UTC, Limits(reviews_per_day=0))) == []
+
+
 def test_daily_limits(store: Store) -> None:
     bank = items("r1", "r2", "r3", "r4", "n1", "n2", "n3", "n4")
     store.enroll("n", T0)
@@ -97,12 +99,13 @@ def test_limits_follow_the_4am_rollover_in_local_time(store: Store) -> None:
     bank = items("n1", "n2", "n3")
     store.enroll("n", T0)
     limits = Limits(new_per_day=1)
-    before = datetime(2025, 1, 16, 3, 59, tzinfo=BERLIN)
+    before = (T0 + timedelta(days=10)).astimezone(BERLIN).replace(hour=3, minute=59)  # CET: 02:59Z
+    rollover = before.replace(hour=4, minute=0)
     store.record("n1", GOOD, before)
     assert ids(due_queue(store, bank, before + timedelta(seconds=30), BERLIN, limits)) == []
-    assert ids(due_queue(store, bank, datetime(2025, 1, 16, 4, 0, tzinfo=BERLIN), BERLIN, limits)) == ["n2"]
+    assert ids(due_queue(store, bank, rollover, BERLIN, limits)) == ["n2"]
     # With tz=UTC the day rolls over at 04:00Z, so 04:00 Berlin (03:00Z) is still the day of that answer.
-    assert ids(due_queue(store, bank, datetime(2025, 1, 16, 4, 0, tzinfo=BERLIN), UTC, limits)) == []
+    assert ids(due_queue(store, bank, rollover, UTC, limits)) == []
 
 
 def test_limits_validation() -> None:
@@ -169,15 +172,16 @@ def test_cram_leaves_schedule_and_log_untouched(store: Store) -> None:
 
 
 def test_stats_and_forecast(store: Store) -> None:
-    at = datetime(2025, 1, 16, 9, 0, tzinfo=UTC)  # today: 2025-01-16 04:00Z .. 2025-01-17 04:00Z
+    at = T0 + timedelta(days=10)
+    today = at.replace(hour=4)  # today: 04:00Z .. 04:00Z tomorrow
     due = {
         "a1": at - timedelta(days=1),  # overdue
         "a2": at + timedelta(hours=2),
-        "a3": datetime(2025, 1, 17, 3, 59, tzinfo=UTC),  # still today
-        "a4": datetime(2025, 1, 17, 4, 0, tzinfo=UTC),  # day 1
-        "a5": datetime(2025, 1, 19, 12, 0, tzinfo=UTC),  # day 3
-        "a6": datetime(2025, 1, 24, 3, 0, tzinfo=UTC),  # day 7
-        "a7": datetime(2025, 1, 24, 4, 0, tzinfo=UTC),  # day 8
+        "a3": today + timedelta(days=1, minutes=-1),  # still today
+        "a4": today + timedelta(days=1),  # day 1
+        "a5": today + timedelta(days=3, hours=8),  # day 3
+        "a6": today + timedelta(days=8, hours=-1),  # day 7
+        "a7": today + timedelta(days=8),  # day 8
         "gone": at - timedelta(days=3),  # not in the bank
     }
     for item_id, when in due.items():
@@ -234,7 +238,7 @@ def test_true_retention_counts_first_answer_of_each_day_in_review(store: Store) 
 
 def test_due_now_is_what_a_session_serves_and_later_today_comes_after(store: Store) -> None:
     """A learning step due later today is counted as "later today", not "due now", in stats and session."""
-    at = datetime(2025, 1, 16, 9, 0, tzinfo=UTC)
+    at = T0 + timedelta(days=10)
     store.enroll("a", T0)
     store.record("a1", EASY, at - EIGHT_DAYS - timedelta(hours=1))  # due an hour ago
     store.record("a2", GOOD, at - timedelta(minutes=5))  # learning: due in 5 minutes

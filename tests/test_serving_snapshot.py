@@ -5,23 +5,20 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from fixed_clock import T0, UTC
+from store_helpers import EASY, GOOD, exact_store
 
-from scheduler import Item, Limits, Memory, Rating, Session, Store, due_queue, stats
-
-UTC = timezone.utc
-T0 = datetime(2025, 1, 6, 9, 0, tzinfo=UTC)
-GOOD, EASY = Rating.GOOD, Rating.EASY
+from scheduler import Item, Limits, Session, Store, due_queue, stats
 
 
 @pytest.fixture
-def stores(tmp_path: Path) -> Iterator[tuple[Store, Store]]:
+def stores(db: Path) -> Iterator[tuple[Store, Store]]:
     """One file opened twice, as by two kernels."""
-    path = tmp_path / "progress.sqlite3"
-    with Store.open(path, memory=Memory(enable_fuzzing=False)) as mine, Store.open(path) as other:
+    with exact_store(db) as mine, Store.open(db) as other:
         yield mine, other
 
 

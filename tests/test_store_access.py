@@ -8,54 +8,25 @@ import shutil
 import sqlite3
 import subprocess
 import sys
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
-
-import scheduler
-from scheduler import (
-    Memory,
-    Rating,
-    Store,
-    StoreAccessError,
-    StoreCorruptError,
-    StoreLockedError,
+from fixed_clock import T0
+from store_helpers import (
+    GOOD,
+    cannot_open,
+    child_env,
+    damaged,
+    exact_store,
+    full,
+    io_error,
+    read_only,
+    untouched,
 )
+
+from scheduler import Store, StoreAccessError, StoreCorruptError, StoreLockedError
 from scheduler._failures import translate
-
-T0 = datetime(2025, 1, 6, 9, 0, tzinfo=timezone.utc)
-REPO = Path(next(iter(scheduler.__path__))).parent
-
-
-def full(path: Path) -> str:
-    return f"{path} cannot be written: the disk is full; free some space and try again"
-
-
-def read_only(path: Path) -> str:
-    return f"{path} cannot be written (read-only file or folder); check its permissions"
-
-
-def cannot_open(path: Path, detail: str) -> str:
-    return f"{path} cannot be opened ({detail}); check that its folder exists and is writable"
-
-
-def io_error(path: Path) -> str:
-    return f"{path} cannot be read or written (disk I/O error); check the disk it is on and try again"
-
-
-def damaged(path: Path, detail: str) -> str:
-    return (
-        f"{path} is damaged ({detail}); stop using it and move it aside to start fresh, "
-        "keeping the moved copy"
-    )
-
-
-def untouched(path: Path, detail: str) -> str:
-    return (
-        f"{path} is not a readable progress database ({detail}); it was left untouched. "
-        "Move it aside to start fresh."
-    )
 
 
 def sqlite_error(kind: type[sqlite3.Error], text: str, code: int | None) -> sqlite3.Error:
@@ -129,20 +100,20 @@ def test_translate_open_time_corruption_and_other_codes(tmp_path: Path) -> None:
 
 def test_a_full_disk_is_not_corruption(tmp_path: Path) -> None:
     path = tmp_path / "progress.sqlite3"
-    with Store.open(path, memory=Memory(enable_fuzzing=False)) as store:
+    with exact_store(path) as store:
         pages = store._connection.execute("PRAGMA page_count").fetchone()[0]
         store._connection.execute(f"PRAGMA max_page_count = {pages}")  # SQLite raises SQLITE_FULL for real
         recorded = 0
         with pytest.raises(StoreAccessError) as info:
             for index in range(1000):
-                store.record(f"a-longish-item-id-{index}" * 8, Rating.GOOD, T0 + timedelta(minutes=index))
+                store.record(f"a-longish-item-id-{index}" * 8, GOOD, T0 + timedelta(minutes=index))
                 recorded += 1
         assert str(info.value) == full(path)
         assert (info.value.reason, info.value.path) == ("full", str(path))
         assert isinstance(info.value.__cause__, sqlite3.OperationalError)
         assert len(store.reviews()) == recorded  # the failed answer left nothing half-written
         store._connection.execute(f"PRAGMA max_page_count = {pages * 100}")  # space freed
-        store.record("after", Rating.GOOD, T0 + timedelta(days=1))
+        store.record("after", GOOD, T0 + timedelta(days=1))
         assert len(store.reviews()) == recorded + 1
 
 
@@ -211,14 +182,11 @@ def test_read_only_file_and_folder(tmp_path: Path) -> None:
     for folder in (loose, closed):
         folder.mkdir()
         with Store.open(folder / "progress.sqlite3") as store:
-            store.record("q", Rating.GOOD, T0)
+            store.record("q", GOOD, T0)
     file_ro = loose / "progress.sqlite3"  # a read-only file in a writable folder
     paths = [file_ro, closed / "progress.sqlite3", closed / "new.sqlite3", closed / "sub" / "new.sqlite3"]
     command = [sys.executable, "-c", READ_ONLY_CHECKS, *map(str, paths)]
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
-    }
+    env = child_env()
     if os.geteuid() == 0:
         if not _can_mount():
             pytest.skip("running as root without mount namespaces: cannot make a file read-only")

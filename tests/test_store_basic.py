@@ -6,17 +6,18 @@ import os
 import pickle
 import sqlite3
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
+from fixed_clock import T0, UTC
+from store_helpers import AGAIN, EASY, GOOD, HARD, exact_store
 
 from scheduler import (
     SCHEMA_VERSION,
     CardState,
     Memory,
-    Rating,
     Review,
     Store,
     StoreAccessError,
@@ -27,13 +28,7 @@ from scheduler import (
     StoreVersionError,
 )
 
-UTC = timezone.utc
-AGAIN, HARD, GOOD, EASY = Rating.AGAIN, Rating.HARD, Rating.GOOD, Rating.EASY
-T0 = datetime(2025, 1, 6, 9, 0, tzinfo=UTC)
-
-
-def exact_store(path: Path, **options: object) -> Store:
-    return Store.open(path, memory=Memory(enable_fuzzing=False), **options)  # type: ignore[arg-type]
+NAIVE = T0.replace(tzinfo=None)
 
 
 def test_create_sets_up_schema(tmp_path: Path) -> None:
@@ -65,11 +60,11 @@ def test_missing_file_without_create(tmp_path: Path) -> None:
 
 def test_record_and_read_back(tmp_path: Path) -> None:
     path = tmp_path / "p.sqlite3"
-    berlin = datetime(2025, 1, 6, 10, 0, 0, 123456, tzinfo=ZoneInfo("Europe/Berlin"))
+    berlin = (T0 + timedelta(microseconds=123456)).astimezone(ZoneInfo("Europe/Berlin"))  # 10:00:00.123456
     with exact_store(path) as store:
         first = store.record("q1", GOOD, berlin, duration_ms=4200)
-        assert first == Review("q1", GOOD, datetime(2025, 1, 6, 9, 0, 0, 123000, tzinfo=UTC), 4200, first.due)
-        assert first.due == datetime(2025, 1, 6, 9, 10, 0, 123000, tzinfo=UTC)
+        assert first == Review("q1", GOOD, T0 + timedelta(microseconds=123000), 4200, first.due)
+        assert first.due == T0 + timedelta(minutes=10, microseconds=123000)
         assert first.reviewed_at.tzinfo is UTC and first.due.tzinfo is UTC
         second = store.record("q2", 4, T0)  # a plain int is accepted as a rating
         third = store.record("q1", GOOD, first.due)
@@ -101,54 +96,51 @@ def test_record_and_read_back(tmp_path: Path) -> None:
             "duration_ms must be None or a non-negative int, got -1",
         ),
         (
-            lambda s: s.record("q", GOOD, datetime(2025, 1, 6)),
+            lambda s: s.record("q", GOOD, NAIVE),
             "at must be timezone-aware (UTC), got a naive datetime",
         ),
         (
-            lambda s: s.record_cram("q", GOOD, datetime(2025, 1, 6)),
+            lambda s: s.record_cram("q", GOOD, NAIVE),
             "at must be timezone-aware (UTC), got a naive datetime",
         ),
         (
-            lambda s: s.enroll("01", datetime(2025, 1, 6)),
+            lambda s: s.enroll("01", NAIVE),
             "at must be timezone-aware (UTC), got a naive datetime",
         ),
         (lambda s: s.enroll("", T0), "deck must be a non-empty str, got ''"),
     ],
 )
-def test_bad_input_is_refused_and_nothing_written(tmp_path: Path, call, message: str) -> None:  # type: ignore[no-untyped-def]
-    with exact_store(tmp_path / "p.sqlite3") as store:
-        with pytest.raises(ValueError) as info:
-            call(store)
-        assert str(info.value) == message
-        assert (store.reviews(), store.cram_reviews(), store.enrolled(), store.cards()) == ([], [], {}, {})
+def test_bad_input_is_refused_and_nothing_written(store: Store, call, message: str) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(ValueError) as info:
+        call(store)
+    assert str(info.value) == message
+    assert (store.reviews(), store.cram_reviews(), store.enrolled(), store.cards()) == ([], [], {}, {})
 
 
 @pytest.mark.parametrize(
     ("rating", "shown"),
     [(True, "True (bool)"), (3.0, "3.0 (float)"), ("3", "'3' (str)"), (None, "None (NoneType)")],
 )
-def test_ratings_must_be_ints_not_bools_or_floats(tmp_path: Path, rating: object, shown: str) -> None:
+def test_ratings_must_be_ints_not_bools_or_floats(store: Store, rating: object, shown: str) -> None:
     message = f"rating must be a Rating or an int from 1 to 4, got {shown}"
-    with exact_store(tmp_path / "p.sqlite3") as store:
-        calls = [
-            lambda: store.record("q", rating, T0),  # type: ignore[arg-type]
-            lambda: store.record_cram("q", rating, T0),  # type: ignore[arg-type]
-            lambda: store.memory.review(None, "q", rating, T0),  # type: ignore[arg-type]
-        ]
-        for call in calls:
-            with pytest.raises(TypeError) as info:
-                call()
-            assert str(info.value) == message
-        assert (store.reviews(), store.cram_reviews()) == ([], [])
-        assert store.record("q", 3, T0).rating is GOOD  # a plain int is fine
+    calls = [
+        lambda: store.record("q", rating, T0),  # type: ignore[arg-type]
+        lambda: store.record_cram("q", rating, T0),  # type: ignore[arg-type]
+        lambda: store.memory.review(None, "q", rating, T0),  # type: ignore[arg-type]
+    ]
+    for call in calls:
+        with pytest.raises(TypeError) as info:
+            call()
+        assert str(info.value) == message
+    assert (store.reviews(), store.cram_reviews()) == ([], [])
+    assert store.record("q", 3, T0).rating is GOOD  # a plain int is fine
 
 
-def test_enroll_is_idempotent(tmp_path: Path) -> None:
-    with exact_store(tmp_path / "p.sqlite3") as store:
-        store.enroll("02", T0 + timedelta(days=1))
-        store.enroll("01", T0)
-        store.enroll("02", T0 + timedelta(days=5))
-        assert store.enrolled() == {"01": T0, "02": T0 + timedelta(days=1)}
+def test_enroll_is_idempotent(store: Store) -> None:
+    store.enroll("02", T0 + timedelta(days=1))
+    store.enroll("01", T0)
+    store.enroll("02", T0 + timedelta(days=5))
+    assert store.enrolled() == {"01": T0, "02": T0 + timedelta(days=1)}
 
 
 def test_stale_cache_is_replayed_and_rebuilt(tmp_path: Path) -> None:
@@ -214,6 +206,7 @@ def test_error_messages_and_pickling() -> None:
         StoreCorruptError("x.db", "database disk image is malformed", opened=True),
         StoreLockedError("x.db", 5.0),
         StoreVersionError("x.db", 3, 1),
+        StoreVersionError("x.db", 3, 1, "upgrade the app"),
         StoreAccessError("x.db", "full"),
         StoreAccessError("x.db", "read-only"),
         StoreAccessError("x.db", "open", "/home/me/notes.txt is not a folder"),
@@ -227,8 +220,10 @@ def test_error_messages_and_pickling() -> None:
         "keeping the moved copy",
         "x.db is locked by another program (waited 5 s); close other kernels or terminals using it and "
         "try again",
-        "x.db was written by a newer version of this course (schema 3, this version knows up to 1); upgrade "
-        "the course",
+        "x.db was written by a newer version of this software (schema 3, this version knows up to 1); "
+        "upgrade the software to open it",
+        "x.db was written by a newer version of this software (schema 3, this version knows up to 1); "
+        "upgrade the app",
         "x.db cannot be written: the disk is full; free some space and try again",
         "x.db cannot be written (read-only file or folder); check its permissions",
         "x.db cannot be opened (/home/me/notes.txt is not a folder); check that its folder exists and is "
@@ -239,6 +234,7 @@ def test_error_messages_and_pickling() -> None:
         assert isinstance(error, StoreError)
         copy = pickle.loads(pickle.dumps(error))
         assert (type(copy), str(copy), copy.path) == (type(error), str(error), "x.db")
+        assert vars(copy) == vars(error)  # found/known, reason/detail, waited_s... survive too
     with pytest.raises(ValueError) as info:
         StoreAccessError("x.db", "gone")
     assert str(info.value) == "reason must be one of full, read-only, open, io, got 'gone'"

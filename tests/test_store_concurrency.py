@@ -4,25 +4,22 @@ store, and writers on several handles, are in the contract suite, test_store_con
 from __future__ import annotations
 
 import multiprocessing
-import os
 import signal
 import sqlite3
 import subprocess
 import sys
 from collections import Counter
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 from multiprocessing.synchronize import Barrier
 from pathlib import Path
 
 import pytest
+from fixed_clock import T0
+from store_helpers import assert_schedule_is_the_log_replayed, child_env
 
-import scheduler
 from scheduler import Rating, Store
 
 pytestmark = pytest.mark.slow
-
-T0 = datetime(2025, 1, 6, 9, 0, tzinfo=timezone.utc)
-REPO = Path(next(iter(scheduler.__path__))).parent
 
 
 def write_reviews(path: str, worker: int, count: int, start: Barrier) -> None:
@@ -32,13 +29,6 @@ def write_reviews(path: str, worker: int, count: int, start: Barrier) -> None:
         for index in range(count):
             at = T0 + timedelta(days=worker * 1000, minutes=index)
             store.record(f"q{index % 10}", Rating(1 + (index + worker) % 4), at, duration_ms=worker)
-
-
-def assert_cache_matches_log(store: Store) -> None:
-    cards = store.cards()
-    assert cards
-    for item_id, card in cards.items():
-        assert store.memory.replay(item_id, store.reviews(item_id)) == card
 
 
 def test_four_processes_lose_no_review(tmp_path: Path) -> None:
@@ -58,7 +48,7 @@ def test_four_processes_lose_no_review(tmp_path: Path) -> None:
         assert len(reviews) == 1200
         assert Counter(review.duration_ms for review in reviews) == {0: 300, 1: 300, 2: 300, 3: 300}
         assert sum(card.reps for card in store.cards().values()) == 1200
-        assert_cache_matches_log(store)
+        assert_schedule_is_the_log_replayed(store)
 
 
 CHILD = """
@@ -68,8 +58,7 @@ import time
 from datetime import datetime, timedelta, timezone
 from scheduler import Item, Limits, Rating, Session, Store
 
-path, pause_at = sys.argv[1], int(sys.argv[2])
-t0 = datetime(2025, 1, 6, 9, 0, tzinfo=timezone.utc)
+path, pause_at, t0 = sys.argv[1], int(sys.argv[2]), datetime.fromisoformat(sys.argv[3])
 items = [Item(f"q{index:03d}", "deck") for index in range(100)]
 answers = 0
 wal_at_begin = 0
@@ -110,16 +99,12 @@ with Store.open(path) as store:
 @pytest.mark.parametrize("when", ["inside a commit", "running free"])
 def test_sigkill_mid_session_keeps_every_committed_review(tmp_path: Path, when: str) -> None:
     path = tmp_path / "progress.sqlite3"
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
-    }
     pause_at = 110 if when == "inside a commit" else -1
     child = subprocess.Popen(
-        [sys.executable, "-c", CHILD, str(path), str(pause_at)],
+        [sys.executable, "-c", CHILD, str(path), str(pause_at), T0.isoformat()],
         stdout=subprocess.PIPE,
         text=True,
-        env=env,
+        env=child_env(),
         cwd=tmp_path,
     )
     assert child.stdout is not None
@@ -151,5 +136,5 @@ def test_sigkill_mid_session_keeps_every_committed_review(tmp_path: Path, when: 
         served = [item for _, item, _ in reported]
         assert served[:100] == [f"q{index:03d}" for index in range(100)]
         assert served[100:110] == served[0:40:4]  # the session served the AGAIN answers again, in order
-        assert_cache_matches_log(store)
+        assert_schedule_is_the_log_replayed(store)
         store.record("q000", Rating.GOOD, T0 + timedelta(days=3650))  # and it is still writable

@@ -8,37 +8,40 @@ files.
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from fixed_clock import T0, UTC
+from store_helpers import (
+    AGAIN,
+    EASY,
+    GOOD,
+    HARD,
+    assert_schedule_is_the_log_replayed,
+    exact_store,
+    hold_lock,
+    make_newer,
+)
 
 from scheduler import (
-    SCHEMA_VERSION,
     Answer,
     DueItems,
-    Memory,
     Rating,
     Review,
     State,
     Storage,
-    Store,
     StoreCorruptError,
     StoreError,
     StoreLockedError,
     StoreNotFoundError,
     StoreVersionError,
 )
-
-UTC = timezone.utc
-AGAIN, HARD, GOOD, EASY = Rating.AGAIN, Rating.HARD, Rating.GOOD, Rating.EASY
-T0 = datetime(2025, 1, 6, 9, 0, tzinfo=UTC)
 
 
 @dataclass(frozen=True)
@@ -53,32 +56,14 @@ class Backend:
 
 
 def _sqlite_open(path: Path, create: bool) -> Storage:
-    return Store.open(path, create=create, memory=Memory(enable_fuzzing=False), busy_timeout_ms=200)
+    return exact_store(path, create=create, busy_timeout_ms=200)
 
 
 def _sqlite_corrupt(path: Path) -> None:
     path.write_bytes(b"SQLite format 3\x00" + b"\x10\x00")
 
 
-def _sqlite_make_newer(path: Path) -> None:
-    connection = sqlite3.connect(path)
-    connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
-    connection.commit()
-    connection.close()
-
-
-@contextmanager
-def _sqlite_hold_lock(path: Path) -> Iterator[None]:
-    holder = sqlite3.connect(path, isolation_level=None)
-    holder.execute("BEGIN IMMEDIATE")
-    try:
-        yield
-    finally:
-        holder.execute("ROLLBACK")
-        holder.close()
-
-
-BACKENDS = [Backend("sqlite", _sqlite_open, _sqlite_corrupt, _sqlite_make_newer, _sqlite_hold_lock)]
+BACKENDS = [Backend("sqlite", _sqlite_open, _sqlite_corrupt, make_newer, hold_lock)]
 
 
 @pytest.fixture(params=BACKENDS, ids=[backend.name for backend in BACKENDS])
@@ -98,14 +83,6 @@ def store(backend: Backend, location: Path) -> Iterator[Storage]:
         yield opened
     finally:
         opened.close()
-
-
-def assert_schedule_is_the_log_replayed(store: Storage) -> None:
-    cards = store.cards()
-    assert cards
-    assert cards == {item_id: store.memory.replay(item_id, store.reviews(item_id)) for item_id in cards}
-    assert store.due_times() == {item_id: card.due for item_id, card in cards.items()}
-    assert sorted(cards) == sorted({review.item_id for review in store.reviews()})
 
 
 def test_history_is_appended_in_order_and_never_rewritten(backend: Backend, location: Path) -> None:
@@ -169,6 +146,15 @@ def test_schedule_is_rebuilt_from_the_log(store: Storage) -> None:
     store.rebuild_cache()
     assert store.cards() == cards
     assert store.card("q") == cards["q"] and store.card("never") is None
+
+
+def test_due_items_come_earliest_first(store: Storage) -> None:
+    # answered in one order, due in another: Easy pushes "a" furthest, Again keeps "c" soonest
+    for item_id, rating in (("a", Rating.EASY), ("b", Rating.GOOD), ("c", Rating.AGAIN), ("d", Rating.HARD)):
+        store.record(item_id, rating, T0)
+    due = store.due_by(T0 + timedelta(days=400)).due
+    assert list(due) == sorted(due, key=lambda item_id: (due[item_id], item_id)) == ["c", "d", "b", "a"]
+    assert [due[item_id] for item_id in due] == sorted(due.values())
 
 
 def test_enrolled_decks_keep_their_first_date(store: Storage) -> None:

@@ -7,34 +7,20 @@ import os
 import random
 import sqlite3
 from collections.abc import Callable
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from fixed_clock import T0
+from store_helpers import damaged, exact_store, make_newer, untouched
 
 import scheduler._opening
-from scheduler import (
-    SCHEMA_VERSION,
-    Memory,
-    Rating,
-    Store,
-    StoreCorruptError,
-    StoreVersionError,
-)
+from scheduler import Rating, Store, StoreCorruptError, StoreVersionError
 from scheduler._opening import read_identity
-
-T0 = datetime(2025, 1, 6, 9, 0, tzinfo=timezone.utc)
-
-
-def corrupt_message(path: Path, detail: str) -> str:
-    return (
-        f"{path} is not a readable progress database ({detail}); it was left untouched. "
-        "Move it aside to start fresh."
-    )
 
 
 def real_store(path: Path, reviews: int = 300) -> None:
-    with Store.open(path, memory=Memory(enable_fuzzing=False)) as store:
+    with exact_store(path) as store:
         for index in range(reviews):
             store.record(
                 f"item-with-a-longish-id-{index % 60}", Rating(1 + index % 4), T0 + timedelta(hours=index)
@@ -117,7 +103,7 @@ def test_unreadable_file_is_left_untouched(tmp_path: Path, case: str, create: bo
     before = fingerprint(path)
     with pytest.raises(StoreCorruptError) as info:
         Store.open(path, create=create)
-    assert str(info.value) == corrupt_message(path, detail)
+    assert str(info.value) == untouched(path, detail)
     assert info.value.detail == detail
     assert fingerprint(path) == before  # same bytes, and no -wal/-shm/-journal left behind
 
@@ -125,26 +111,16 @@ def test_unreadable_file_is_left_untouched(tmp_path: Path, case: str, create: bo
 def test_newer_schema_is_left_untouched(tmp_path: Path) -> None:
     path = tmp_path / "progress.sqlite3"
     real_store(path, reviews=5)
-    connection = sqlite3.connect(path)
-    connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
-    connection.commit()
-    connection.close()
+    make_newer(path)
     before = fingerprint(path)
     with pytest.raises(StoreVersionError) as info:
         Store.open(path)
     assert str(info.value) == (
-        f"{path} was written by a newer version of this course (schema 2, this version knows up to 1); "
-        "upgrade the course"
+        f"{path} was written by a newer version of this software (schema 2, this version knows up to 1); "
+        "upgrade the software to open it"
     )
     assert (info.value.found, info.value.known) == (2, 1)
     assert fingerprint(path) == before
-
-
-def damaged_message(path: Path, detail: str) -> str:
-    return (
-        f"{path} is damaged ({detail}); stop using it and move it aside to start fresh, "
-        "keeping the moved copy"
-    )
 
 
 def test_damaged_pages_are_reported_when_read(tmp_path: Path) -> None:
@@ -155,7 +131,7 @@ def test_damaged_pages_are_reported_when_read(tmp_path: Path) -> None:
     path.write_bytes(bytes(data))
     with Store.open(path) as store, pytest.raises(StoreCorruptError) as info:
         store.reviews()
-    assert str(info.value) == damaged_message(path, "database disk image is malformed")
+    assert str(info.value) == damaged(path, "database disk image is malformed")
     assert (info.value.detail, info.value.opened) == ("database disk image is malformed", True)
 
 
@@ -173,13 +149,7 @@ def test_damage_found_after_writes_does_not_claim_the_file_untouched(tmp_path: P
         with pytest.raises(StoreCorruptError) as info:
             store.reviews()
     message = str(info.value).encode()
-    assert (
-        message
-        == (
-            f"{path} is damaged (database disk image is malformed); stop using it and move it aside to start "
-            "fresh, keeping the moved copy"
-        ).encode()
-    )
+    assert message == damaged(path, "database disk image is malformed").encode()
     assert b"untouched" not in message
     assert path.read_bytes() != bytes(data)  # indeed not untouched
 
@@ -208,7 +178,7 @@ def test_a_file_read_while_another_program_writes_it_is_looked_at_again(
     detail = foreign_db(foreign)
     with pytest.raises(StoreCorruptError) as info:
         Store.open(foreign)
-    assert str(info.value) == corrupt_message(foreign, detail)
+    assert str(info.value) == untouched(foreign, detail)
     assert len(looks) == 2  # refused after two looks that agree
 
 

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from fixed_clock import T0
+from store_helpers import GOOD, exact_store, full
 
 import scheduler._opening
-from scheduler import Memory, Rating, Store, StoreAccessError
+from scheduler import Store, StoreAccessError
 from scheduler._schema import MIGRATIONS, TABLES
 
-T0 = datetime(2025, 1, 6, 9, 0, tzinfo=timezone.utc)
 CONNECT = sqlite3.connect  # the real one, for looking at the file from outside
 VERSION_2 = (
     "CREATE TABLE notes (item_id TEXT PRIMARY KEY, text TEXT NOT NULL)",
@@ -26,9 +27,9 @@ VERSION_3 = (  # needs version 2 first: runs only in order
 
 
 def version_1_file(path: Path) -> list[object]:
-    with Store.open(path, memory=Memory(enable_fuzzing=False)) as store:
+    with exact_store(path) as store:
         for index in range(6):
-            store.record(f"q{index % 3}", Rating.GOOD, T0 + timedelta(hours=index))
+            store.record(f"q{index % 3}", GOOD, T0 + timedelta(hours=index))
         return [store.reviews(), store.cards()]
 
 
@@ -123,7 +124,7 @@ def test_a_failing_migration_leaves_version_1(
     with pytest.raises(expected) as info:
         Store.open(path)
     if failing == BIG_INSERT:
-        assert str(info.value) == f"{path} cannot be written: the disk is full; free some space and try again"
+        assert str(info.value) == full(path)
     else:
         assert str(info.value) == "NOT NULL constraint failed: review_log.rating"
     assert traced[traced.index(VERSION_3[0]) :][-2:] == [failing, "ROLLBACK"]

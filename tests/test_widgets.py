@@ -18,8 +18,11 @@ from ipywidgets import Button, RadioButtons
 from course.bank import Bank, Option, Question, load_bank
 from course.lessons import QUIZ_LESSONS
 from course.widgets import NO_PROGRESS, QuizWidget, ReviewWidget, quiz, review, to_html
-from course.widgets._common import CHROME, RIGHT_HINT, STALE_TEXT, QuestionPanel
+from course.widgets._chrome import CHROME, STALE_TEXT
+from course.widgets._panel import QuestionPanel
 from course.widgets._render import plain_text
+from course.widgets._store_source import StoreSource
+from course.widgets._texts import RIGHT_HINT
 from scheduler import Limits, Rating, Store
 
 BANK = """lesson = "01"
@@ -598,6 +601,51 @@ def test_review_check_again_picks_up_new_answers(bank: Bank, db: Path, clock: Cl
     assert widget.progress.value == (
         "<b>3 left</b> (this session: 0 due now, 3 new; 0 answered). From lesson 01, Similarity and softmax."
     )
+
+
+# -- how long the database is held ------------------------------------------------------------------------
+def test_the_database_is_held_only_while_a_session_runs(bank: Bank, db: Path, clock: Clock) -> None:
+    quiz_widget = make_quiz(bank, db, clock)
+    option(quiz_widget, RIGHT).click()
+    assert quiz_widget.source.held is None  # a quiz's session is one step: its intervals were read and closed
+    quiz_widget.next_button.click()
+    assert quiz_widget.source.held is None and len(reviews(db)) == 1
+    answer_all_rest(quiz_widget)
+    assert quiz_widget.source.held is None
+    clock.advance(days=1)
+    widget = make_review(bank, db, clock)
+    held = widget.source.held
+    assert held is not None and widget.question is not None  # held from the start of the session...
+    answer_review(widget, clock, minutes=1)
+    assert widget.source.held is None  # ...to its summary, then closed
+    with pytest.raises(sqlite3.ProgrammingError, match="closed"):
+        held.enrolled()
+    widget.refresh_button.click()  # a new session holds it again
+    assert widget.source.held is None and widget.prompt.value.startswith("<p>Nothing is due right now.</p>")
+
+
+def test_a_given_store_is_held_but_never_closed(bank: Bank, store: Store, clock: Clock) -> None:
+    store.enroll("01", T0)
+    widget = make_review(bank, store, clock)
+    assert widget.source.held is store
+    answer_review(widget, clock, minutes=1)
+    assert widget.source.held is None
+    assert list(store.enrolled()) == ["01"]  # still open
+    source = StoreSource(store)
+    with pytest.raises(RuntimeError), source.lease(create=False) as leased:
+        assert leased is store
+        raise RuntimeError
+    assert source.held is None and list(store.enrolled()) == ["01"]
+
+
+def test_a_lease_closes_the_file_it_opened_even_when_the_block_fails(db: Path, store: Store) -> None:
+    source = StoreSource(db)
+    with pytest.raises(RuntimeError), source.lease(create=False) as leased:
+        assert source.hold(create=False) is leased  # holding again gives the one held
+        raise RuntimeError
+    assert source.held is None
+    with pytest.raises(sqlite3.ProgrammingError, match="closed"):
+        leased.enrolled()
 
 
 # -- errors ----------------------------------------------------------------------------------------------

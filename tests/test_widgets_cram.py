@@ -342,7 +342,7 @@ def test_the_schedule_is_left_exactly_as_it_was(bank: Bank, db: Path, clock: Clo
         ("02-other", Rating.GOOD),
         ("01-pick", Rating.GOOD),
     ]
-    assert widget._store is None  # the file opened by the first answer is closed at the end
+    assert widget.source.held is None  # the file opened by the first answer is closed at the end
 
 
 def test_practise_again_starts_over(bank: Bank, db: Path, clock: Clock) -> None:

@@ -11,19 +11,27 @@ import numpy as np
 from numpy.typing import NDArray
 
 from course.attention import scaled_dot_product_attention, softmax
-from course.checkers._engine import CheckResult, _Case, _run
-from course.checkers._softmax import _STABLE_HINT
+from course.checkers._engine import Case, CheckResult, run_cases
+from course.checkers._softmax import STABLE_HINT
 
-__all__ = ["check_attend_one", "check_attention", "check_softmax_jacobian"]
+__all__ = [
+    "MATMUL_ERRORS",
+    "attention_case",
+    "attention_mistakes",
+    "check_attend_one",
+    "check_attention",
+    "check_softmax_jacobian",
+    "scale_mistakes",
+]
 
-_MATMUL_ERRORS = ("matmul", "cannot be multiplied", "mismatch")  # numpy's and torch's shape errors
+MATMUL_ERRORS = ("matmul", "cannot be multiplied", "mismatch")  # numpy's and torch's shape errors
 _TRANSPOSE_HINT = (
     "the scores are q @ kᵀ: swap the last two axes of k with np.swapaxes(k, -1, -2); k.T reverses every "
     "axis, batch axes too"
 )
 
 
-def _scale_mistakes(
+def scale_mistakes(
     attend: Callable[[float], NDArray[Any]], right: float, wrong: Sequence[tuple[float, str]], fix: str
 ) -> list[tuple[NDArray[Any], str]]:
     """Attention at each wrong scale, with the words for it (``wrong``: scale, 'scaling by 1/d_k'), then
@@ -45,7 +53,7 @@ def _scale_mistakes(
     ]
 
 
-def _attention_mistakes(
+def attention_mistakes(
     q: NDArray[Any],
     k: NDArray[Any],
     v: NDArray[Any],
@@ -56,7 +64,7 @@ def _attention_mistakes(
     ``more_scales`` adds wrong scales to the usual two (none, 1/d_k)."""
     d_k = q.shape[-1]
     weights = scaled_dot_product_attention(q, k, v, mask)[1]
-    mistakes = _scale_mistakes(
+    mistakes = scale_mistakes(
         lambda scale: scaled_dot_product_attention(q, k, v, mask, scale=scale)[0],
         1 / math.sqrt(d_k),
         [(1.0, "attention without scaling"), (1 / d_k, "scaling by 1/d_k"), *more_scales],
@@ -97,28 +105,28 @@ def _attention_mistakes(
     return tuple(mistakes)
 
 
-def _attention_case(
+def attention_case(
     name: str,
     q: NDArray[Any],
     k: NDArray[Any],
     v: NDArray[Any],
     mask: NDArray[np.bool_] | None = None,
     hint: str = "",
-) -> _Case:
+) -> Case:
     out, weights = scaled_dot_product_attention(q, k, v, mask)
     allowed = None if mask is None else np.broadcast_to(mask, weights.shape)
     args = (q, k, v) if mask is None else (q, k, v, mask)
-    return _Case(
+    return Case(
         name,
         args,
         out,
         weights,
         allowed,
         2,
-        _attention_mistakes(q, k, v, mask),
+        attention_mistakes(q, k, v, mask),
         hint,
         error_hint=_TRANSPOSE_HINT,
-        error_when=_MATMUL_ERRORS,
+        error_when=MATMUL_ERRORS,
     )
 
 
@@ -127,12 +135,12 @@ def check_attend_one(fn: Callable[[NDArray[Any], NDArray[Any], NDArray[Any]], An
     (T_k, d_k), ``V`` (T_k, d_v), result (d_v,)."""
     rng = np.random.default_rng(21)
 
-    def case(name: str, t_k: int, d_k: int, d_v: int) -> _Case:
+    def case(name: str, t_k: int, d_k: int, d_v: int) -> Case:
         q, k, v = rng.standard_normal(d_k), rng.standard_normal((t_k, d_k)), rng.standard_normal((t_k, d_v))
         scores = k @ q  # (T_k,): the unscaled dot products q·k_j
         weights = softmax(scores / math.sqrt(d_k))  # (T_k,)
         mistakes = (
-            *_scale_mistakes(
+            *scale_mistakes(
                 lambda scale: softmax(scores * scale) @ v,
                 1 / math.sqrt(d_k),
                 [(1.0, "attention without scaling"), (1 / d_k, "scaling by 1/d_k")],
@@ -148,9 +156,9 @@ def check_attend_one(fn: Callable[[NDArray[Any], NDArray[Any], NDArray[Any]], An
                 "it matches the plain mean of the values; weight each value by its key's softmax",
             ),
         )
-        return _Case(name, (q, k, v), weights @ v, mistakes=mistakes)
+        return Case(name, (q, k, v), weights @ v, mistakes=mistakes)
 
-    return _run(
+    return run_cases(
         "attend_one",
         fn,
         [
@@ -173,16 +181,16 @@ def check_attention(fn: Callable[..., Any]) -> CheckResult:
     def r(*shape: int) -> NDArray[np.float64]:
         return rng.standard_normal(shape)
 
-    return _run(
+    return run_cases(
         "attention",
         fn,
         [
-            _attention_case("3 positions, d_k = 4", r(3, 4), r(3, 4), r(3, 4)),
-            _attention_case("cross-attention: 2 queries, 5 keys, d_v = 3", r(2, 4), r(5, 4), r(5, 3)),
-            _attention_case("a length-1 sequence", r(1, 4), r(1, 4), r(1, 4)),
-            _attention_case("d_k = 1", r(4, 1), r(4, 1), r(4, 2)),
-            _attention_case("batch axes (2, 3)", r(2, 3, 4, 8), r(2, 3, 4, 8), r(2, 3, 4, 8)),
-            _attention_case("large scores", 30 * r(3, 16), 30 * r(3, 16), r(3, 16), hint=_STABLE_HINT),
+            attention_case("3 positions, d_k = 4", r(3, 4), r(3, 4), r(3, 4)),
+            attention_case("cross-attention: 2 queries, 5 keys, d_v = 3", r(2, 4), r(5, 4), r(5, 3)),
+            attention_case("a length-1 sequence", r(1, 4), r(1, 4), r(1, 4)),
+            attention_case("d_k = 1", r(4, 1), r(4, 1), r(4, 2)),
+            attention_case("batch axes (2, 3)", r(2, 3, 4, 8), r(2, 3, 4, 8), r(2, 3, 4, 8)),
+            attention_case("large scores", 30 * r(3, 16), 30 * r(3, 16), r(3, 16), hint=STABLE_HINT),
         ],
     )
 
@@ -193,7 +201,8 @@ def check_attention(fn: Callable[..., Any]) -> CheckResult:
 
 def _softmax_jacobian(p: NDArray[Any]) -> NDArray[Any]:
     """J[..., i, j] = p_i (δ_ij − p_j), the Jacobian ∂p_i/∂s_j of p = softmax(s): (..., n) -> (..., n, n)."""
-    return p[..., :, None] * (np.eye(p.shape[-1]) - p[..., None, :])
+    jacobian: NDArray[Any] = p[..., :, None] * (np.eye(p.shape[-1]) - p[..., None, :])
+    return jacobian
 
 
 def check_softmax_jacobian(fn: Callable[[NDArray[Any]], Any]) -> CheckResult:
@@ -201,7 +210,7 @@ def check_softmax_jacobian(fn: Callable[[NDArray[Any]], Any]) -> CheckResult:
     of shape (..., n, n)."""
     rng = np.random.default_rng(31)
 
-    def case(name: str, shape: tuple[int, ...], error_hint: str = "") -> _Case:
+    def case(name: str, shape: tuple[int, ...], error_hint: str = "") -> Case:
         p = softmax(rng.standard_normal(shape))  # (..., n): weights, positive and summing to 1
         diagonal = p[..., :, None] * np.eye(shape[-1])  # (..., n, n): diag(p)
         mistakes = (
@@ -225,9 +234,9 @@ def check_softmax_jacobian(fn: Callable[[NDArray[Any]], Any]) -> CheckResult:
                 "it matches the Jacobian at softmax(p); p is already the softmax's output, use it as it is",
             ),
         )
-        return _Case(name, (p,), _softmax_jacobian(p), mistakes=mistakes, error_hint=error_hint)
+        return Case(name, (p,), _softmax_jacobian(p), mistakes=mistakes, error_hint=error_hint)
 
-    return _run(
+    return run_cases(
         "softmax_jacobian",
         fn,
         [

@@ -1,8 +1,8 @@
 """The checkers' engine: run a learner's function on fixed cases and say, in one sentence, what is wrong.
 
-Each ``check_*`` function (one module per lesson) runs the learner's function on a list of :class:`_Case`
+Each ``check_*`` function (one module per lesson) runs the learner's function on a list of :class:`Case`
 (simple ones first, then the edge cases: a length-1 sequence, d_k = 1, batch axes, a fully masked row, scores
-large enough to overflow a naive softmax) through :func:`_run`, compares with the reference in
+large enough to overflow a naive softmax) through :func:`run_cases`, compares with the reference in
 :mod:`course.attention`, stops at the first problem, prints one sentence and returns a :class:`CheckResult`.
 The sentence names the case and then the first problem found, in this order: an exception, an input array
 changed in place, a missing or non-array result, (weights, output) in the wrong order, a wrong shape (or
@@ -14,9 +14,9 @@ torch tensor is taken as its values, detached from autograd.
 
 Attention exercises may return the output alone or ``(output, weights)``; weights, when given, are checked
 too. A function that raises NotImplementedError (the workbook's stub) is reported as not written yet, in a
-sentence that starts with "·" rather than "✗". A checker whose cases are not :class:`_Case` passes its own
-``check`` to :func:`_run` (the permutation test does: its sentence says what the function returned and what
-was expected).
+sentence that starts with "·" rather than "✗". A checker whose cases are not :class:`Case` passes its
+own ``check`` to :func:`run_cases` (the permutation test does: its sentence says what the function returned
+and what was expected).
 """
 
 from __future__ import annotations
@@ -31,7 +31,19 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["ATOL", "NOT_WRITTEN", "RTOL", "CheckResult"]  # the lesson modules also use its private helpers
+# Public here: the lesson modules build their checkers from these.
+__all__ = [
+    "ATOL",
+    "NOT_WRITTEN",
+    "RTOL",
+    "Case",
+    "CheckResult",
+    "Problem",
+    "call_learner",
+    "from_torch",
+    "run_cases",
+    "shape_text",
+]
 
 RTOL = 1e-5
 ATOL = 1e-7  # loose enough for a learner computing in float32
@@ -52,7 +64,7 @@ class CheckResult:
 
 
 @dataclass(frozen=True)
-class _Case:
+class Case:
     """One call of the learner's function and what it should return.
 
     ``weights`` is set for attention exercises (the function may then return ``(output, weights)``),
@@ -77,7 +89,7 @@ class _Case:
     mask_words: Callable[[tuple[int, ...], bool, str], str] | None = None
 
 
-class _Problem(Exception):
+class Problem(Exception):
     """Raised inside a case check with the sentence (without the case prefix) that describes the problem."""
 
 
@@ -112,7 +124,7 @@ def _idx(name: str, index: Sequence[int]) -> str:
     return f"{name}[{', '.join(str(int(i)) for i in index)}]"
 
 
-def _shape(shape: Sequence[int]) -> str:
+def shape_text(shape: Sequence[int]) -> str:
     return str(tuple(int(s) for s in shape))  # (2, 3), (3,)
 
 
@@ -135,7 +147,7 @@ def _copy(args: tuple[Any, ...]) -> tuple[Any, ...]:
     return tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
 
 
-def _call(fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
+def call_learner(fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
     """Call the learner's function on copies of ``args``, with numpy's warnings silenced (NaN is reported),
     and make sure it left those copies as they were."""
     copies = _copy(args)
@@ -146,7 +158,7 @@ def _call(fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
     except NotImplementedError:
         raise _NotWritten from None
     except Exception as e:  # the learner's bug, reported as a sentence, never a traceback
-        raise _Problem(_raised(e)) from None
+        raise Problem(_raised(e)) from None
     _check_unchanged(fn, args, copies)
     return result
 
@@ -161,7 +173,7 @@ def _raised(error: Exception) -> str:
 
 
 def _check_unchanged(fn: Callable[..., Any], args: tuple[Any, ...], copies: tuple[Any, ...]) -> None:
-    """Raise :class:`_Problem` when ``fn`` changed an array it was given (``copies``, made of ``args``)."""
+    """Raise :class:`Problem` when ``fn`` changed an array it was given (``copies``, made of ``args``)."""
     for position, (original, given) in enumerate(zip(args, copies, strict=True)):
         if not isinstance(original, np.ndarray):
             continue
@@ -169,7 +181,7 @@ def _check_unchanged(fn: Callable[..., Any], args: tuple[Any, ...], copies: tupl
         if same and np.array_equal(given, original, equal_nan=original.dtype.kind in "fc"):
             continue
         name = _parameter(fn, position)
-        raise _Problem(f"your function changed its input {name} in place; compute a new array instead")
+        raise Problem(f"your function changed its input {name} in place; compute a new array instead")
 
 
 def _parameter(fn: Callable[..., Any], position: int) -> str:
@@ -183,13 +195,13 @@ def _parameter(fn: Callable[..., Any], position: int) -> str:
     return f"`{names[position]}`" if position < len(names) else f"number {position + 1}"
 
 
-def _from_torch(value: Any, what: str) -> Any:
+def from_torch(value: Any, what: str) -> Any:
     """A torch tensor as a numpy array, detached from autograd and moved to the CPU (torch is not imported:
     a learner who returns a tensor has imported it); anything else as it is."""
     if not type(value).__module__.startswith("torch") or not hasattr(value, "detach"):
         return value
     if str(getattr(value, "dtype", "")) == "torch.bfloat16":
-        raise _Problem(
+        raise Problem(
             f"{what} is a bfloat16 tensor, which keeps only about 3 significant digits; compute in float64 "
             "(or float32)"
         )
@@ -201,31 +213,31 @@ def _from_torch(value: Any, what: str) -> Any:
 
 def _as_array(value: Any, what: str) -> NDArray[Any]:
     if value is None:
-        raise _Problem(f"your function returned None instead of {what} (is a return statement missing?)")
-    value = _from_torch(value, what)
+        raise Problem(f"your function returned None instead of {what} (is a return statement missing?)")
+    value = from_torch(value, what)
     try:
         array = np.asarray(value)
     except Exception:
-        raise _Problem(f"expected {what} as an array, got {type(value).__name__}") from None
+        raise Problem(f"expected {what} as an array, got {type(value).__name__}") from None
     if np.issubdtype(array.dtype, np.complexfloating):
-        raise _Problem(f"expected {what} as real numbers, got complex numbers (dtype {array.dtype})")
+        raise Problem(f"expected {what} as real numbers, got complex numbers (dtype {array.dtype})")
     if not (np.issubdtype(array.dtype, np.number) or array.dtype == np.bool_):
-        raise _Problem(f"expected {what} as an array of numbers, got {type(value).__name__}")
+        raise Problem(f"expected {what} as an array of numbers, got {type(value).__name__}")
     return array
 
 
-def _split_result(result: Any, case: _Case) -> tuple[NDArray[Any], NDArray[Any] | None]:
+def _split_result(result: Any, case: Case) -> tuple[NDArray[Any], NDArray[Any] | None]:
     if isinstance(result, tuple):  # a list is taken as an array (a pure-Python answer)
         if case.weights is None or len(result) != 2:
             wanted = "the output, or (output, weights)" if case.weights is not None else "one array"
             kind = type(result).__name__
-            raise _Problem(f"your function returned a {kind} of {len(result)} items; expected {wanted}")
+            raise Problem(f"your function returned a {kind} of {len(result)} items; expected {wanted}")
         return _as_array(result[0], "the output"), _as_array(result[1], "the weights")
     return _as_array(result, "the output"), None
 
 
-def _check_order(out: NDArray[Any], weights: NDArray[Any] | None, case: _Case) -> None:
-    """Raise :class:`_Problem` when the function returned ``(weights, output)`` instead of the other way."""
+def _check_order(out: NDArray[Any], weights: NDArray[Any] | None, case: Case) -> None:
+    """Raise :class:`Problem` when the function returned ``(weights, output)`` instead of the other way."""
     if weights is None or case.weights is None:
         return
     if out.shape != case.weights.shape or weights.shape != case.output.shape:
@@ -233,25 +245,27 @@ def _check_order(out: NDArray[Any], weights: NDArray[Any] | None, case: _Case) -
     if out.shape != case.output.shape or (
         _equal(out, case.weights) and _equal(weights, case.output) and not _equal(out, case.output)
     ):
-        raise _Problem("your function returned (weights, output); return (output, weights), the output first")
+        raise Problem("your function returned (weights, output); return (output, weights), the output first")
 
 
-def _check_shapes(out: NDArray[Any], weights: NDArray[Any] | None, case: _Case) -> None:
+def _check_shapes(out: NDArray[Any], weights: NDArray[Any] | None, case: Case) -> None:
     if out.shape != case.output.shape:
-        expected = _shape(case.output.shape) if case.output.shape else "a single number, shape ()"
-        raise _Problem(f"the output has shape {_shape(out.shape)}, expected {expected}")
+        expected = shape_text(case.output.shape) if case.output.shape else "a single number, shape ()"
+        raise Problem(f"the output has shape {shape_text(out.shape)}, expected {expected}")
     if weights is None or case.weights is None or weights.shape == case.weights.shape:
         return
-    sentence = f"the weights have shape {_shape(weights.shape)}, expected {_shape(case.weights.shape)}"
+    sentence = (
+        f"the weights have shape {shape_text(weights.shape)}, expected {shape_text(case.weights.shape)}"
+    )
     if case.weights.ndim >= 3 and weights.shape == case.weights.shape[:-3] + case.weights.shape[-2:]:
         sentence += " (one matrix per head; do not average over the heads)"
-    raise _Problem(sentence)
+    raise Problem(sentence)
 
 
 _EMPTY = "{query} may attend to no key, so its weights and output should be all zero"
 
 
-def _empty_row(query: tuple[int, ...], case: _Case) -> bool:
+def _empty_row(query: tuple[int, ...], case: Case) -> bool:
     """Whether the query at ``query`` (batch indices then position) may attend to no key."""
     return case.allowed is not None and not case.allowed[query].any()
 
@@ -260,22 +274,20 @@ def _first(wrong: NDArray[np.bool_]) -> tuple[int, ...]:
     return tuple(int(i) for i in np.argwhere(wrong)[0])
 
 
-def _check_finite(got: NDArray[Any], expected: NDArray[Any], name: str, case: _Case) -> None:
+def _check_finite(got: NDArray[Any], expected: NDArray[Any], name: str, case: Case) -> None:
     bad = ~np.isfinite(got)
     if not bad.any():
         return
     index = _first(bad)
     if _empty_row(index[:-1], case):
-        raise _Problem(
+        raise Problem(
             f"{_EMPTY.format(query=_query(index[:-1]))}, got {_idx(name, index)} = {_num(got[index])}"
         )
     hint = f" ({case.nonfinite_hint})" if case.nonfinite_hint else ""
-    raise _Problem(f"{_idx(name, index)} is {_num(got[index])}, expected {_num(expected[index])}{hint}")
+    raise Problem(f"{_idx(name, index)} is {_num(got[index])}, expected {_num(expected[index])}{hint}")
 
 
-def _check_leaks(
-    fn: Callable[..., Any], case: _Case, out: NDArray[Any], weights: NDArray[Any] | None
-) -> None:
+def _check_leaks(fn: Callable[..., Any], case: Case, out: NDArray[Any], weights: NDArray[Any] | None) -> None:
     """A masked key must get zero weight: read it from the weights, or else change that key's value and see
     whether the output moves."""
     if case.allowed is None:
@@ -287,56 +299,56 @@ def _check_leaks(
             index = _first(leaked)
             query, key, got = index[:-1], index[-1], f"{_idx('weights', index)} = {_num(weights[index])}"
             if _empty_row(query, case):
-                raise _Problem(f"{_EMPTY.format(query=_query(query))}, got {got}")
-            raise _Problem(f"{_query(query)} attends to masked key {key} ({got}, expected 0)")
+                raise Problem(f"{_EMPTY.format(query=_query(query))}, got {got}")
+            raise Problem(f"{_query(query)} attends to masked key {key} ({got}, expected 0)")
         return
     for key in range(blocked.shape[-1]):
         args = list(case.args)
         args[case.v_arg] = args[case.v_arg].copy()
         args[case.v_arg][..., key, :] += 1.0
-        changed = _as_array(_call(fn, tuple(args)), "the output")
+        changed = _as_array(call_learner(fn, tuple(args)), "the output")
         moved = np.abs(changed - out).max(axis=-1) > ATOL  # (..., T_q)
         leaked = np.broadcast_to(moved, blocked.shape[:-1]) & blocked[..., key]
         if leaked.any():
             query = _first(leaked)
             if _empty_row(query, case):
                 empty = _EMPTY.format(query=_query(query))
-                raise _Problem(f"{empty}, but its output changes when the value of key {key} changes")
-            raise _Problem(
+                raise Problem(f"{empty}, but its output changes when the value of key {key} changes")
+            raise Problem(
                 f"{_query(query)} attends to masked key {key} (its output changes with that key's value)"
             )
 
 
-def _check_row_sums(weights: NDArray[Any], case: _Case) -> None:
+def _check_row_sums(weights: NDArray[Any], case: Case) -> None:
     sums = weights.sum(axis=-1)  # (..., T_q)
     target = case.weights.sum(axis=-1)  # type: ignore[union-attr]  # 1, or 0 for a fully masked query
     wrong = ~np.isclose(sums, target, rtol=RTOL, atol=1e-6)
     if wrong.any():
         query = _first(wrong)
-        raise _Problem(
+        raise Problem(
             f"the weights of {_query(query)} sum to {_num(sums[query])}, expected {_num(target[query])}"
         )
 
 
-def _check_values(got: NDArray[Any], expected: NDArray[Any], name: str, case: _Case) -> None:
+def _check_values(got: NDArray[Any], expected: NDArray[Any], name: str, case: Case) -> None:
     wrong = ~np.isclose(got, expected, rtol=RTOL, atol=ATOL)
     if not wrong.any():
         return
     index = _first(wrong)
     if name == "output" and case.allowed is not None and _empty_row(index[:-1], case):
-        raise _Problem(
+        raise Problem(
             f"{_EMPTY.format(query=_query(index[:-1]))}, got {_idx(name, index)} = {_num(got[index])}"
         )
-    raise _Problem(f"{_idx(name, index)} is {_num(got[index])}, expected {_num(expected[index])}")
+    raise Problem(f"{_idx(name, index)} is {_num(got[index])}, expected {_num(expected[index])}")
 
 
-def _check_mask_values(got: NDArray[Any], case: _Case) -> None:
+def _check_mask_values(got: NDArray[Any], case: Case) -> None:
     if got.dtype != np.bool_:
-        raise _Problem(f"the mask has dtype {got.dtype}, expected bool (True = may attend)")
+        raise Problem(f"the mask has dtype {got.dtype}, expected bool (True = may attend)")
     wrong = got != case.output
     if wrong.any():
         index = _first(wrong)
-        raise _Problem(case.mask_words(index, bool(case.output[index]), _idx("mask", index)))  # type: ignore[misc]
+        raise Problem(case.mask_words(index, bool(case.output[index]), _idx("mask", index)))  # type: ignore[misc]
 
 
 def _equal(a: NDArray[Any], b: NDArray[Any]) -> bool:
@@ -348,7 +360,7 @@ def _equal(a: NDArray[Any], b: NDArray[Any]) -> bool:
     return bool(np.allclose(a, b, rtol=RTOL, atol=ATOL))
 
 
-def _known_mistake(output: NDArray[Any], case: _Case) -> str | None:
+def _known_mistake(output: NDArray[Any], case: Case) -> str | None:
     """The explanation of the first typical mistake whose result equals ``output``, if any. A mistake that
     gives the right output on this case (no scaling when d_k = 1, say) explains nothing and is skipped."""
     for alternative, explanation in case.mistakes:
@@ -357,7 +369,7 @@ def _known_mistake(output: NDArray[Any], case: _Case) -> str | None:
     return None
 
 
-def _shape_hint(output: NDArray[Any], case: _Case) -> str | None:
+def _shape_hint(output: NDArray[Any], case: Case) -> str | None:
     """Words for the right values in the wrong shape, if ``output`` holds them."""
     if output.shape == case.output.shape or output.size != case.output.size:
         return None
@@ -369,7 +381,7 @@ def _shape_hint(output: NDArray[Any], case: _Case) -> str | None:
     return "the values are right, in the wrong shape"
 
 
-def _dtype_hint(arrays: Sequence[tuple[NDArray[Any] | None, str]], case: _Case) -> str | None:
+def _dtype_hint(arrays: Sequence[tuple[NDArray[Any] | None, str]], case: Case) -> str | None:
     """Words for a result whose dtype cannot hold the expected values: float16, integers or booleans."""
     if case.output.dtype == np.bool_:
         return None
@@ -389,25 +401,25 @@ def _dtype_hint(arrays: Sequence[tuple[NDArray[Any] | None, str]], case: _Case) 
     return None
 
 
-def _explain(out: NDArray[Any], weights: NDArray[Any] | None, case: _Case) -> str | None:
+def _explain(out: NDArray[Any], weights: NDArray[Any] | None, case: Case) -> str | None:
     """The words added after a problem: the typical mistake, the right values misshaped, or a poor dtype."""
     known = _known_mistake(out, case) or _shape_hint(out, case)
     return known or _dtype_hint(((out, "output"), (weights, "weights")), case)
 
 
-def _call_case(fn: Callable[..., Any], case: _Case) -> Any:
+def _call_case(fn: Callable[..., Any], case: Case) -> Any:
     """Call ``fn`` on the case's arguments; an exception's sentence gets the case's hint when it applies."""
     try:
-        return _call(fn, case.args)
-    except _Problem as problem:
+        return call_learner(fn, case.args)
+    except Problem as problem:
         sentence = str(problem)
         if not case.error_hint or (case.error_when and not any(w in sentence for w in case.error_when)):
             raise
-        raise _Problem(f"{sentence} ({case.error_hint})") from None
+        raise Problem(f"{sentence} ({case.error_hint})") from None
 
 
-def _check_case(fn: Callable[..., Any], case: _Case) -> None:
-    """Raise :class:`_Problem` describing the first thing wrong with ``fn`` on ``case``."""
+def _check_case(fn: Callable[..., Any], case: Case) -> None:
+    """Raise :class:`Problem` describing the first thing wrong with ``fn`` on ``case``."""
     out, weights = _split_result(_call_case(fn, case), case)
     _check_order(out, weights, case)  # says what to do; no typical mistake to add
     try:
@@ -423,20 +435,20 @@ def _check_case(fn: Callable[..., Any], case: _Case) -> None:
             _check_row_sums(weights, case)
             _check_values(weights, case.weights, "weights", case)  # type: ignore[arg-type]
         _check_values(out, case.output, "output", case)
-    except _Problem as problem:
+    except Problem as problem:
         explanation = _explain(out, weights, case)
         if explanation is None:
             raise
-        raise _Problem(f"{problem}; {explanation}") from None
+        raise Problem(f"{problem}; {explanation}") from None
 
 
-def _run(
+def run_cases(
     title: str,
     fn: Callable[..., Any],
     cases: Sequence[Any],
     check: Callable[[Callable[..., Any], Any], None] = _check_case,
 ) -> CheckResult:
-    """Run ``check(fn, case)`` on each case (a :class:`_Case` by default), print one sentence, return it."""
+    """Run ``check(fn, case)`` on each case (a :class:`Case` by default), print one sentence, return it."""
     for number, case in enumerate(cases, start=1):
         try:
             check(fn, case)
@@ -444,7 +456,7 @@ def _run(
             message = NOT_WRITTEN.format(title=title)
             print(message)
             return CheckResult(False, message)
-        except _Problem as problem:
+        except Problem as problem:
             message = f"✗ {title}, case {number} of {len(cases)} ({case.name}): {problem}."
             print(message)
             return CheckResult(False, message)

@@ -10,9 +10,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from course.attention import merge_heads, multi_head_attention, scaled_dot_product_attention, split_heads
-from course.checkers._attention import _scale_mistakes
-from course.checkers._engine import CheckResult, _Case, _run
-from course.checkers._self_attention import _TRANSPOSED_WORDS
+from course.checkers._attention import scale_mistakes
+from course.checkers._engine import Case, CheckResult, run_cases
+from course.checkers._self_attention import TRANSPOSED_WORDS
 
 __all__ = ["check_merge_heads", "check_multi_head", "check_split_heads"]
 
@@ -20,7 +20,7 @@ __all__ = ["check_merge_heads", "check_multi_head", "check_split_heads"]
 def check_split_heads(fn: Callable[[NDArray[Any], int], Any]) -> CheckResult:
     """Check ``fn(x, n_heads)``: (B, T, d_model) -> (B, h, T, d_head), head i holding features i*d_head on."""
 
-    def case(name: str, b: int, t: int, d: int, h: int) -> _Case:
+    def case(name: str, b: int, t: int, d: int, h: int) -> Case:
         x = np.arange(b * t * d, dtype=np.float64).reshape(b, t, d)
         mistakes = (
             (
@@ -41,9 +41,9 @@ def check_split_heads(fn: Callable[[NDArray[Any], int], Any]) -> CheckResult:
                 "it is (B, h, d_head, T), with the last two axes swapped too; use .transpose(0, 2, 1, 3)",
             ),
         )
-        return _Case(name, (x, h), split_heads(x, h), mistakes=mistakes)
+        return Case(name, (x, h), split_heads(x, h), mistakes=mistakes)
 
-    return _run(
+    return run_cases(
         "split_heads",
         fn,
         [
@@ -59,7 +59,7 @@ def check_split_heads(fn: Callable[[NDArray[Any], int], Any]) -> CheckResult:
 def check_merge_heads(fn: Callable[[NDArray[Any]], Any]) -> CheckResult:
     """Check ``fn(x)``: (B, h, T, d_head) -> (B, T, h*d_head), the inverse of split_heads."""
 
-    def case(name: str, b: int, h: int, t: int, d_head: int) -> _Case:
+    def case(name: str, b: int, h: int, t: int, d_head: int) -> Case:
         x = np.arange(b * h * t * d_head, dtype=np.float64).reshape(b, h, t, d_head)
         mistakes = (
             (x.reshape(b, t, h * d_head), "it is x.reshape(B, T, h*d_head); swap axes 1 and 2 first"),
@@ -73,9 +73,9 @@ def check_merge_heads(fn: Callable[[NDArray[Any]], Any]) -> CheckResult:
                 "features: swap axes 1 and 2, then reshape to (B, T, h*d_head)",
             ),
         )
-        return _Case(name, (x,), merge_heads(x), mistakes=mistakes)
+        return Case(name, (x,), merge_heads(x), mistakes=mistakes)
 
-    return _run(
+    return run_cases(
         "merge_heads",
         fn,
         [
@@ -96,7 +96,7 @@ def check_multi_head(fn: Callable[..., Any]) -> CheckResult:
     """
     rng = np.random.default_rng(505)
 
-    def case(name: str, b: int, t_q: int, t_k: int, d: int, h: int) -> _Case:
+    def case(name: str, b: int, t_q: int, t_k: int, d: int, h: int) -> Case:
         x_q = rng.standard_normal((b, t_q, d))
         x_kv = x_q if t_k == t_q else rng.standard_normal((b, t_k, d))
         w_q, w_k, w_v, w_o = (rng.standard_normal((d, d)) / math.sqrt(d) for _ in range(4))
@@ -112,7 +112,7 @@ def check_multi_head(fn: Callable[..., Any]) -> CheckResult:
                 no_swap.reshape(b, -1, d) @ w_o,
                 "it matches reshaping to (B, h, T, d_head) without swapping the T and head axes",
             ),
-            *_scale_mistakes(
+            *scale_mistakes(
                 lambda scale: merge_heads(scaled_dot_product_attention(*split, scale=scale)[0]) @ w_o,
                 1 / math.sqrt(d_head),
                 [
@@ -129,7 +129,7 @@ def check_multi_head(fn: Callable[..., Any]) -> CheckResult:
             ),
             (
                 multi_head_attention(x_q, x_kv, w_q.T, w_k.T, w_v.T, w_o.T, h)[0],
-                _TRANSPOSED_WORDS,
+                TRANSPOSED_WORDS,
             ),
             (
                 weights,
@@ -147,9 +147,9 @@ def check_multi_head(fn: Callable[..., Any]) -> CheckResult:
                     "it matches attending to x_q; the keys and values come from x_kv",
                 )
             )
-        return _Case(name, (x_q, x_kv, w_q, w_k, w_v, w_o, h), out, weights, mistakes=tuple(mistakes))
+        return Case(name, (x_q, x_kv, w_q, w_k, w_v, w_o, h), out, weights, mistakes=tuple(mistakes))
 
-    return _run(
+    return run_cases(
         "multi-head attention",
         fn,
         [

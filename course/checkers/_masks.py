@@ -9,9 +9,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from course.attention import causal_mask, padding_mask
-from course.checkers._attention import _attention_case
-from course.checkers._engine import CheckResult, _Case, _run
-from course.checkers._softmax import _STABLE_HINT
+from course.checkers._attention import attention_case
+from course.checkers._engine import Case, CheckResult, run_cases
+from course.checkers._softmax import STABLE_HINT
 
 __all__ = ["check_causal_mask", "check_masked_attention", "check_padding_mask"]
 
@@ -29,29 +29,29 @@ def check_masked_attention(fn: Callable[..., Any]) -> CheckResult:
     arbitrary = np.array([[True, False, True, False], [False, True, True, True], [True, False, False, False]])
     fully = np.array([[True, False, False], [False, False, False], [True, True, True]])
     lengths = padding_mask([3, 5], 5)[:, None, :]  # (2, 1, 5)
-    return _run(
+    return run_cases(
         "masked attention",
         fn,
         [
-            _attention_case("causal mask, T = 4", r(4, 4), r(4, 4), r(4, 4), causal_mask(4)),
-            _attention_case("causal mask, T = 1", r(1, 4), r(1, 4), r(1, 4), causal_mask(1)),
-            _attention_case("an arbitrary mask, 3 queries, 4 keys", r(3, 2), r(4, 2), r(4, 3), arbitrary),
-            _attention_case(
+            attention_case("causal mask, T = 4", r(4, 4), r(4, 4), r(4, 4), causal_mask(4)),
+            attention_case("causal mask, T = 1", r(1, 4), r(1, 4), r(1, 4), causal_mask(1)),
+            attention_case("an arbitrary mask, 3 queries, 4 keys", r(3, 2), r(4, 2), r(4, 3), arbitrary),
+            attention_case(
                 "padding mask, batch of 2, lengths 3 and 5", r(2, 5, 4), r(2, 5, 4), r(2, 5, 4), lengths
             ),
-            _attention_case("d_k = 1, causal mask", r(3, 1), r(3, 1), r(3, 2), causal_mask(3)),
-            _attention_case(
+            attention_case("d_k = 1, causal mask", r(3, 1), r(3, 1), r(3, 2), causal_mask(3)),
+            attention_case(
                 "batch axes (2, 3), causal mask", r(2, 3, 4, 8), r(2, 3, 4, 8), r(2, 3, 4, 8), causal_mask(4)
             ),
-            _attention_case(
+            attention_case(
                 "large scores, causal mask",
                 30 * r(3, 16),
                 30 * r(3, 16),
                 r(3, 16),
                 causal_mask(3),
-                _STABLE_HINT,
+                STABLE_HINT,
             ),
-            _attention_case("a fully masked row (query 1)", r(3, 4), r(3, 4), r(3, 4), fully),
+            attention_case("a fully masked row (query 1)", r(3, 4), r(3, 4), r(3, 4), fully),
         ],
     )
 
@@ -66,7 +66,7 @@ def _causal_words(index: tuple[int, ...], expected: bool, where: str) -> str:
 def check_causal_mask(fn: Callable[[int], Any]) -> CheckResult:
     """Check ``fn(t)``: a (t, t) boolean mask, True where query i may attend to key j, that is j <= i."""
 
-    def case(t: int) -> _Case:
+    def case(t: int) -> Case:
         mask = causal_mask(t)
         mistakes = (
             (
@@ -80,9 +80,9 @@ def check_causal_mask(fn: Callable[[int], Any]) -> CheckResult:
                 "it is the upper triangle, j >= i: each query sees the future; keep the lower one, j <= i",
             ),
         )
-        return _Case(f"T = {t}", (t,), mask, mistakes=mistakes, mask_words=_causal_words)
+        return Case(f"T = {t}", (t,), mask, mistakes=mistakes, mask_words=_causal_words)
 
-    return _run("causal mask", fn, [case(4), case(1), case(2)])
+    return run_cases("causal mask", fn, [case(4), case(1), case(2)])
 
 
 def check_padding_mask(fn: Callable[[NDArray[Any], int], Any]) -> CheckResult:
@@ -93,7 +93,7 @@ def check_padding_mask(fn: Callable[[NDArray[Any], int], Any]) -> CheckResult:
         kind = ("a real token", "True") if expected else ("padding", "False")
         return f"position {j} of sequence {b} is {kind[0]} ({where} should be {kind[1]})"
 
-    def case(name: str, lengths: list[int], t: int) -> _Case:
+    def case(name: str, lengths: list[int], t: int) -> Case:
         mask = padding_mask(lengths, t)
         mistakes = (
             (~mask, "the mask is inverted; here True marks a real token"),
@@ -103,9 +103,9 @@ def check_padding_mask(fn: Callable[[NDArray[Any], int], Any]) -> CheckResult:
                 "j <= lengths[b]",
             ),
         )
-        return _Case(name, (np.array(lengths), t), mask, mistakes=mistakes, mask_words=words)
+        return Case(name, (np.array(lengths), t), mask, mistakes=mistakes, mask_words=words)
 
-    return _run(
+    return run_cases(
         "padding mask",
         fn,
         [

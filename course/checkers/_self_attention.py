@@ -12,15 +12,28 @@ import numpy as np
 from numpy.typing import NDArray
 
 from course.attention import self_attention, sinusoidal_positions
-from course.checkers._attention import _MATMUL_ERRORS, _attention_mistakes
-from course.checkers._engine import CheckResult, _call, _Case, _from_torch, _Problem, _run, _shape
+from course.checkers._attention import MATMUL_ERRORS, attention_mistakes
+from course.checkers._engine import (
+    Case,
+    CheckResult,
+    Problem,
+    call_learner,
+    from_torch,
+    run_cases,
+    shape_text,
+)
 
-__all__ = ["check_permutation_test", "check_positional_encoding", "check_self_attention"]
+__all__ = [
+    "TRANSPOSED_WORDS",
+    "check_permutation_test",
+    "check_positional_encoding",
+    "check_self_attention",
+]
 
 _LAYOUT_HINT = (
     "each W is d_model × d: multiply on the right, x @ w_q; nn.Linear stores the transpose, d × d_model"
 )
-_TRANSPOSED_WORDS = (
+TRANSPOSED_WORDS = (
     "it matches multiplying by the transposed matrices, x @ W.T (nn.Linear's layout); multiply on the right, "
     "x @ W"
 )
@@ -34,28 +47,28 @@ def check_self_attention(fn: Callable[..., Any]) -> CheckResult:
     """
     rng = np.random.default_rng(404)
 
-    def case(name: str, lead: tuple[int, ...], t: int, d_model: int, d_k: int, d_v: int) -> _Case:
+    def case(name: str, lead: tuple[int, ...], t: int, d_model: int, d_k: int, d_v: int) -> Case:
         x = rng.standard_normal((*lead, t, d_model))
         w_q, w_k, w_v = (rng.standard_normal((d_model, d)) for d in (d_k, d_k, d_v))
         out, weights = self_attention(x, w_q, w_k, w_v)
         q, k, v = x @ w_q, x @ w_k, x @ w_v
         mistakes = [
             (self_attention(x, w_k, w_q, w_v)[0], "it matches W_Q and W_K swapped"),
-            *_attention_mistakes(q, k, v, more_scales=[(1 / math.sqrt(d_model), "scaling by 1/√d_model")]),
+            *attention_mistakes(q, k, v, more_scales=[(1 / math.sqrt(d_model), "scaling by 1/√d_model")]),
         ]
         if d_model == d_k == d_v:  # with square matrices x @ W.T runs, and gives other numbers
-            mistakes.append((self_attention(x, w_q.T, w_k.T, w_v.T)[0], _TRANSPOSED_WORDS))
-        return _Case(
+            mistakes.append((self_attention(x, w_q.T, w_k.T, w_v.T)[0], TRANSPOSED_WORDS))
+        return Case(
             name,
             (x, w_q, w_k, w_v),
             out,
             weights,
             mistakes=tuple(mistakes),
             error_hint=_LAYOUT_HINT,
-            error_when=_MATMUL_ERRORS,
+            error_when=MATMUL_ERRORS,
         )
 
-    return _run(
+    return run_cases(
         "self-attention",
         fn,
         [
@@ -82,24 +95,22 @@ class _PermutationCase:
 
 
 def _check_permutation_case(fn: Callable[..., Any], case: _PermutationCase) -> None:
-    """Raise :class:`_Problem` when ``fn`` on ``case`` does not return ``case.expected`` as a bool."""
-    answer = _from_torch(_call(fn, case.args), "the answer")
+    """Raise :class:`Problem` when ``fn`` on ``case`` does not return ``case.expected`` as a bool."""
+    answer = from_torch(call_learner(fn, case.args), "the answer")
     if isinstance(answer, np.ndarray) and answer.ndim == 0 and answer.dtype == np.bool_:
         answer = answer.item()  # a one-element answer from torch, (a == b).all(), is a bool too
     if answer is None:
-        raise _Problem(
-            "your function returned None instead of True or False (is a return statement missing?)"
-        )
+        raise Problem("your function returned None instead of True or False (is a return statement missing?)")
     if isinstance(answer, np.ndarray) and answer.ndim > 0:
-        raise _Problem(
-            f"your function returned an array of shape {_shape(answer.shape)}, expected True or False "
+        raise Problem(
+            f"your function returned an array of shape {shape_text(answer.shape)}, expected True or False "
             "(np.allclose compares whole arrays and gives one bool)"
         )
     if not isinstance(answer, (bool, np.bool_)):
-        raise _Problem(f"expected True or False, got {type(answer).__name__}")
+        raise Problem(f"expected True or False, got {type(answer).__name__}")
     if bool(answer) != case.expected:
         hint = "; compare layer(x[perm]) with layer(x)[perm] using np.allclose" if case.expected else ""
-        raise _Problem(f"your function returned {bool(answer)}, expected {case.expected}{hint}")
+        raise Problem(f"your function returned {bool(answer)}, expected {case.expected}{hint}")
 
 
 def _positional_mistakes(t: int, d_model: int) -> tuple[tuple[NDArray[Any], str], ...]:
@@ -138,11 +149,11 @@ def check_positional_encoding(fn: Callable[[int, int], Any]) -> CheckResult:
     (t, d_model), with sin(pos / 10000^(2i/d_model)) in column 2i and the cosine of that angle in column
     2i + 1 (:func:`course.attention.sinusoidal_positions`)."""
 
-    def case(name: str, t: int, d_model: int) -> _Case:
+    def case(name: str, t: int, d_model: int) -> Case:
         expected = sinusoidal_positions(t, d_model)
-        return _Case(name, (t, d_model), expected, mistakes=_positional_mistakes(t, d_model))
+        return Case(name, (t, d_model), expected, mistakes=_positional_mistakes(t, d_model))
 
-    return _run(
+    return run_cases(
         "positional encoding",
         fn,
         [
@@ -185,7 +196,7 @@ def check_permutation_test(
     def case(name: str, layer: Callable[[NDArray[Any]], NDArray[Any]], expected: bool) -> _PermutationCase:
         return _PermutationCase(name, (layer, x, perm), expected)
 
-    return _run(
+    return run_cases(
         "permutation test",
         fn,
         [

@@ -10,11 +10,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from course.attention import softmax
-from course.checkers._engine import CheckResult, _Case, _run
+from course.checkers._engine import Case, CheckResult, run_cases
 
-__all__ = ["check_contextualize", "check_softmax", "check_softmax_temperature"]
+__all__ = ["STABLE_HINT", "check_contextualize", "check_softmax", "check_softmax_temperature"]
 
-_STABLE_HINT = "did exp overflow or underflow? subtract each row's own maximum before exp"
+STABLE_HINT = "did exp overflow or underflow? subtract each row's own maximum before exp"
 _KEEPDIMS_HINT = (
     "x has several rows here: take each row's maximum and sum with axis=-1, keepdims=True, so that they "
     "broadcast against x"
@@ -25,7 +25,7 @@ def check_softmax(fn: Callable[[NDArray[Any]], Any]) -> CheckResult:
     """Check ``fn(x)``: the softmax of ``x`` along its last axis."""
     rng = np.random.default_rng(101)
 
-    def case(name: str, x: NDArray[Any], hint: str = "") -> _Case:
+    def case(name: str, x: NDArray[Any], hint: str = "") -> Case:
         mistakes = []
         if x.ndim > 1:
             mistakes.append(
@@ -38,7 +38,7 @@ def check_softmax(fn: Callable[[NDArray[Any]], Any]) -> CheckResult:
             mistakes.append(
                 (whole, "it is normalised over the whole array; normalise each row (the last axis)")
             )
-        return _Case(
+        return Case(
             name,
             (x,),
             softmax(x),
@@ -48,7 +48,7 @@ def check_softmax(fn: Callable[[NDArray[Any]], Any]) -> CheckResult:
             error_when=("broadcast",),
         )
 
-    return _run(
+    return run_cases(
         "softmax",
         fn,
         [
@@ -57,12 +57,12 @@ def check_softmax(fn: Callable[[NDArray[Any]], Any]) -> CheckResult:
             case("a batch of shape (2, 3, 5)", rng.standard_normal((2, 3, 5))),
             case("a length-1 row", np.array([[0.5], [-2.0]])),
             case("equal scores", np.zeros((2, 4))),
-            case("large scores, 1000 to 1002", np.array([[1000.0, 1001.0, 1002.0]]), _STABLE_HINT),
-            case("very negative scores, -1000 to -998", np.array([[-1000.0, -999.0, -998.0]]), _STABLE_HINT),
+            case("large scores, 1000 to 1002", np.array([[1000.0, 1001.0, 1002.0]]), STABLE_HINT),
+            case("very negative scores, -1000 to -998", np.array([[-1000.0, -999.0, -998.0]]), STABLE_HINT),
             case(
                 "rows on very different scales",
                 np.array([[0.0, 1.0, 2.0], [-1000.0, -999.0, -998.0]]),
-                _STABLE_HINT,
+                STABLE_HINT,
             ),
         ],
     )
@@ -72,12 +72,12 @@ def check_softmax_temperature(fn: Callable[[NDArray[Any], float], Any]) -> Check
     """Check ``fn(x, temperature)``: the softmax of ``x / temperature`` along the last axis."""
     rng = np.random.default_rng(102)
 
-    def case(name: str, x: NDArray[Any], tau: float, hint: str = "") -> _Case:
+    def case(name: str, x: NDArray[Any], tau: float, hint: str = "") -> Case:
         mistakes = (
             (softmax(x), "it is the softmax of x itself; divide the scores by the temperature first"),
             (softmax(x * tau), "the scores were multiplied by the temperature; divide them by it"),
         )
-        return _Case(
+        return Case(
             name,
             (x, tau),
             softmax(x / tau),
@@ -87,7 +87,7 @@ def check_softmax_temperature(fn: Callable[[NDArray[Any], float], Any]) -> Check
             error_when=("broadcast",),
         )
 
-    return _run(
+    return run_cases(
         "softmax with temperature",
         fn,
         [
@@ -95,7 +95,7 @@ def check_softmax_temperature(fn: Callable[[NDArray[Any], float], Any]) -> Check
             case("[1, 2, 3] at temperature 4", np.array([1.0, 2.0, 3.0]), 4.0),
             case("temperature 1 is the plain softmax", rng.standard_normal((2, 4)).round(2), 1.0),
             case("a batch of shape (2, 3, 5) at temperature 2", rng.standard_normal((2, 3, 5)), 2.0),
-            case("scores up to 10 at temperature 0.01", np.array([[8.0, 9.0, 10.0]]), 0.01, _STABLE_HINT),
+            case("scores up to 10 at temperature 0.01", np.array([[8.0, 9.0, 10.0]]), 0.01, STABLE_HINT),
         ],
     )
 
@@ -106,7 +106,7 @@ def check_contextualize(fn: Callable[[NDArray[Any], NDArray[Any]], Any]) -> Chec
     without scaling, with keys and values both equal to ``vectors``."""
     rng = np.random.default_rng(11)
 
-    def case(name: str, query: NDArray[Any], vectors: NDArray[Any]) -> _Case:
+    def case(name: str, query: NDArray[Any], vectors: NDArray[Any]) -> Case:
         weights = softmax(vectors @ query)  # (T,)
         mistakes = (
             (vectors.mean(axis=0), "that is the plain mean; weight each row by the softmax of its score"),
@@ -116,11 +116,9 @@ def check_contextualize(fn: Callable[[NDArray[Any], NDArray[Any]], Any]) -> Chec
             ),
             (weights, "these are the weights; return the weighted average of the rows, weights @ vectors"),
         )
-        return _Case(
-            name, (query, vectors), weights @ vectors, mistakes=mistakes, nonfinite_hint=_STABLE_HINT
-        )
+        return Case(name, (query, vectors), weights @ vectors, mistakes=mistakes, nonfinite_hint=STABLE_HINT)
 
-    return _run(
+    return run_cases(
         "contextualize",
         fn,
         [

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from course.checkers._engine import CheckResult, _Case, _run
+from course.checkers._engine import Case, CheckResult, run_cases
 
 __all__ = ["check_dot", "check_weighted_average"]
 
@@ -18,11 +18,11 @@ def check_dot(fn: Callable[[NDArray[Any], NDArray[Any]], Any]) -> CheckResult:
     """Check ``fn(u, v)``: the dot product of two 1-D arrays of the same length, a single number."""
     rng = np.random.default_rng(7)
 
-    def case(name: str, u: NDArray[Any], v: NDArray[Any]) -> _Case:
+    def case(name: str, u: NDArray[Any], v: NDArray[Any]) -> Case:
         products = (u * v, "it is the element-wise product; add its entries up to get one number")
-        return _Case(name, (u, v), np.asarray(float(u @ v)), mistakes=(products,))
+        return Case(name, (u, v), np.asarray(float(u @ v)), mistakes=(products,))
 
-    return _run(
+    return run_cases(
         "dot",
         fn,
         [
@@ -38,12 +38,12 @@ def check_weighted_average(fn: Callable[[NDArray[Any], NDArray[Any]], Any]) -> C
     """Check ``fn(vectors, weights)``: ``sum_i weights[i] * vectors[i]`` for vectors (n, d), weights (n,)."""
     rng = np.random.default_rng(8)
 
-    def case(name: str, vectors: NDArray[Any], weights: NDArray[Any]) -> _Case:
+    def case(name: str, vectors: NDArray[Any], weights: NDArray[Any]) -> Case:
         plain = (vectors.mean(axis=0), "it is the plain mean; multiply each vector by its weight first")
-        return _Case(name, (vectors, weights), weights @ vectors, mistakes=(plain,))
+        return Case(name, (vectors, weights), weights @ vectors, mistakes=(plain,))
 
     random_weights = rng.random(5)
-    return _run(
+    return run_cases(
         "weighted_average",
         fn,
         [

@@ -4,6 +4,11 @@
 JupyterLab (and as a stable sentence in plain text, which is what nbval compares). They work with ipywidgets
 7.7 and 8. They grade and order the options of multiple-choice questions as `course.presenting` says: a new
 order each time a question is shown, drawn from the `rng` given (a `random.Random`; default a fresh one).
+
+The progress database is held open only while a session runs, from the session's first use of it to its
+summary (a review: from its start; practice: from its first answer; a quiz, whose session is one answer: for
+each read or write), never while the kernel idles after a summary; `_store_source.StoreSource` is the one
+place that opens and closes it.
 """
 
 from __future__ import annotations

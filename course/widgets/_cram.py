@@ -15,16 +15,12 @@ import ipywidgets as widgets
 
 from course.bank import Bank, Question, load_bank
 from course.lessons import lesson_id, lesson_title
-from course.ratings import MEANINGS
-from course.widgets._common import (
-    NAMES,
-    Clock,
-    QuestionPanel,
-    StoreLike,
-    StoreSource,
-    view_bundle,
-)
-from scheduler import CramSession, Item, Rating, Store
+from course.ratings import MEANINGS, NAMES
+from course.widgets._chrome import view_bundle
+from course.widgets._clock import Clock
+from course.widgets._panel import QuestionPanel
+from course.widgets._store_source import StoreLike, StoreSource
+from scheduler import CramSession, Item, Rating
 
 __all__ = ["PRACTICE_NOTE", "CramWidget", "cram"]
 
@@ -85,8 +81,7 @@ class CramWidget(QuestionPanel):
         self.lessons = chosen
         self.items: list[Item] = [item for item in bank.items() if item.deck in chosen]
         self.source = StoreSource(store)
-        self.session: CramSession | None = None  # made at the first answer, when the database is open
-        self._store: Store | None = None
+        self.session: CramSession | None = None  # made at the first answer, when the database is held
         self.restart_button = widgets.Button(
             description="Practise again",
             tooltip="Go through the same questions again from the start",
@@ -114,7 +109,7 @@ class CramWidget(QuestionPanel):
     # -- flow ---------------------------------------------------------------------------------------------
     def start(self) -> None:
         """(Re)start from the first question; nothing is read or written until the first answer."""
-        self._close()
+        self.source.release()
         self.session = None
         self.results = []
         self._last_note = None
@@ -162,7 +157,7 @@ class CramWidget(QuestionPanel):
 
     def _save(self, question: Question, rating: Rating, at: datetime, duration: int) -> str:
         if self.session is None:
-            self.session = CramSession(self._open(), self.items)
+            self.session = CramSession(self.source.hold(create=True), self.items)
         item = self.session.next()
         assert item is not None and item.id == question.id
         self.session.answer(item, rating, at, duration)
@@ -182,23 +177,8 @@ class CramWidget(QuestionPanel):
             f"{n} answer{' was' if n == 1 else 's were'} logged as practice; "
             "your review schedule is unchanged.</p>"
         )
-        self._close()
+        self.source.release()
         self._finish_view(summary, (self.restart_button,))
-
-    # -- database -----------------------------------------------------------------------------------------
-    def _open(self) -> Store:
-        """The database for this practice: the given `Store`, or the file opened (created if needed)."""
-        if self.source.store is not None:
-            return self.source.store
-        if self._store is None:
-            self._store = self.source.open_store(create=True)
-        return self._store
-
-    def _close(self) -> None:
-        """Close the database if this widget opened it."""
-        if self._store is not None:
-            self._store.close()
-        self._store = None
 
 
 def cram(

@@ -10,17 +10,12 @@ from typing import Any
 
 from course.bank import Question, load_bank
 from course.lessons import lesson_id, lesson_title
-from course.widgets._common import (
-    NAMES,
-    PROBLEMS,
-    Clock,
-    QuestionPanel,
-    StoreLike,
-    StoreSource,
-    error_html,
-    view_bundle,
-    when,
-)
+from course.ratings import NAMES
+from course.widgets._chrome import view_bundle
+from course.widgets._clock import Clock
+from course.widgets._panel import QuestionPanel
+from course.widgets._store_source import PROBLEMS, StoreLike, StoreSource
+from course.widgets._texts import error_html, when
 from scheduler import Memory, Rating, format_interval
 
 __all__ = ["QuizWidget", "quiz"]
@@ -92,7 +87,7 @@ class QuizWidget(QuestionPanel):
     def _intervals(self, question: Question, at: datetime) -> dict[Rating, timedelta] | None:
         if not self.source.exists():  # nothing saved yet: look, but do not create the database
             return Memory().preview(None, question.id, at)
-        with self.source.open(create=False) as store:
+        with self.source.lease(create=False) as store:
             card = store.card(question.id)
             if card is not None and card.due > at:  # practice: no interval to show, the schedule stays
                 due = html.escape(when(card.due, at, self.tz))
@@ -104,7 +99,7 @@ class QuizWidget(QuestionPanel):
             return store.memory.preview(card, question.id, at)
 
     def _save(self, question: Question, rating: Rating, at: datetime, duration: int) -> str:
-        with self.source.open(create=True) as store:
+        with self.source.lease(create=True) as store:
             store.enroll(self.lesson, at)
             card = store.card(question.id)
             if card is not None and card.due > at:
@@ -131,7 +126,7 @@ class QuizWidget(QuestionPanel):
         at = self._now()
         try:
             if self.source.exists():
-                with self.source.open(create=False) as store:
+                with self.source.lease(create=False) as store:
                     ids = {q.id for q in self.questions}
                     dues = [card.due for item_id, card in store.cards().items() if item_id in ids]
                 if dues:

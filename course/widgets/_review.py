@@ -11,27 +11,14 @@ import ipywidgets as widgets
 
 from course.bank import Bank, Question, load_bank
 from course.lessons import lesson_title
-from course.progress import Outlook, outlook
-from course.widgets._common import (
-    NAMES,
-    PROBLEMS,
-    Clock,
-    QuestionPanel,
-    StoreLike,
-    StoreSource,
-    error_html,
-    view_bundle,
-    when,
-)
-from scheduler import (
-    Item,
-    Limits,
-    Rating,
-    Session,
-    Store,
-    StoreNotFoundError,
-    format_interval,
-)
+from course.outlook import Outlook, due_again, next_steps, outlook
+from course.ratings import NAMES
+from course.widgets._chrome import view_bundle
+from course.widgets._clock import Clock
+from course.widgets._panel import QuestionPanel
+from course.widgets._store_source import PROBLEMS, StoreLike, StoreSource
+from course.widgets._texts import error_html, when
+from scheduler import Item, Limits, Rating, Session, Store, StoreNotFoundError, format_interval
 
 __all__ = ["NO_PROGRESS", "ReviewWidget", "review"]
 
@@ -45,9 +32,10 @@ NO_PROGRESS = "No progress yet: answer a lesson's quiz first."
 class ReviewWidget(QuestionPanel):
     """A review session over every enrolled lesson. `root` is the widget to display.
 
-    It reads the progress database when it starts (never creating it) and keeps it open for the session.
-    Again answers come back before the session ends. "Check again" starts a new session: the end of a session
-    says when that serves more (learning steps that came due meanwhile), or what today's limits hold back.
+    It reads the progress database when it starts (never creating it) and holds it until the session's
+    summary. Again answers come back before the session ends. "Check again" starts a new session: the end of a
+    session says when that serves more (learning steps that came due meanwhile), or what today's limits hold
+    back.
     """
 
     def __init__(
@@ -68,7 +56,6 @@ class ReviewWidget(QuestionPanel):
         self.session: Session | None = None
         self.due_count = 0
         self.new_count = 0
-        self._store: Store | None = None
         self._item: Item | None = None
         self.refresh_button = widgets.Button(
             description="Check again",
@@ -96,38 +83,39 @@ class ReviewWidget(QuestionPanel):
         self.results = []
         self.notice.value = ""
         self.progress.value = ""
-        at = self._now()
-        try:
-            store = self._open()
-        except StoreNotFoundError:
-            self._finish_view(f"<p>{NO_PROGRESS}</p>", (self.refresh_button,))
-            return
-        except PROBLEMS as err:
-            self._finish_view(error_html(err, unsaved=False), (self.refresh_button,))
-            return
-        try:
-            if not store.enrolled():
-                self._close()
-                self._finish_view(f"<p>{NO_PROGRESS}</p>", (self.refresh_button,))
-                return
-            self.session = Session(store, self.items, at, self.tz, self.limits)
-            self.due_count = self.session.due_count
-            self.new_count = self.session.new_count
-        except PROBLEMS as err:
+        problem = self._begin(self._now())
+        if problem is not None:
             self._close()
-            self._finish_view(error_html(err, unsaved=False), (self.refresh_button,))
+            self._finish_view(problem, (self.refresh_button,))
             return
         self._advance()
 
-    def _open(self) -> Store:
-        self._store = self.source.open_store(create=False)
-        return self._store
+    def _begin(self, at: datetime) -> str | None:
+        """Hold the database and make the session of what is due at `at`; or say why there is none (HTML)."""
+        try:
+            store = self.source.hold(create=False)
+        except StoreNotFoundError:
+            return f"<p>{NO_PROGRESS}</p>"
+        except PROBLEMS as err:
+            return error_html(err, unsaved=False)
+        try:
+            if not store.enrolled():
+                return f"<p>{NO_PROGRESS}</p>"
+            self.session = Session(store, self.items, at, self.tz, self.limits)
+        except PROBLEMS as err:
+            return error_html(err, unsaved=False)
+        self.due_count = self.session.due_count
+        self.new_count = self.session.new_count
+        return None
+
+    @property
+    def _store(self) -> Store | None:
+        """The database the running session holds (`_finish` reads what comes next from it)."""
+        return self.source.held
 
     def _close(self) -> None:
-        """Close the database if this widget opened it."""
-        if self._store is not None and self.source.store is None:
-            self._store.close()
-        self._store = None
+        """End the session's hold on the database (closed if this widget opened it)."""
+        self.source.release()
 
     def _advance(self) -> None:
         session = self.session
@@ -175,20 +163,20 @@ class ReviewWidget(QuestionPanel):
         self._finish_view("".join(lines), (self.refresh_button,))
 
     def _outlook_html(self, view: Outlook, at: datetime) -> str:
-        """What comes next: more due now (Check again), what today's limits hold back, or the next review."""
+        """What comes next (`course.outlook`'s sentences): more due now (Check again), what today's limits
+        hold back, or the next review."""
         if view.due_now:
-            n = view.due_now
-            return (
-                f"<p>Due now as well: {n} question{'' if n == 1 else 's'} that came due during this session. "
-                f"Press <b>Check again</b> to answer {'it' if n == 1 else 'them'}.</p>"
-            )
-        lines = [] if self.results else ["<p>Nothing is due right now.</p>"]
-        held = view.held_text()
-        if held is not None:
-            lines = [f"<p>Today's limit is reached: {held} until tomorrow.</p>"]
-        if view.next_due is not None and not view.held_due:
-            lines.append(f"<p>Next review: {html.escape(when(view.next_due, at, self.tz))}.</p>")
-        return "".join(lines)
+            them = "it" if view.due_now == 1 else "them"
+            again = html.escape(due_again(view.due_now), quote=False)
+            return f"<p>{again} Press <b>Check again</b> to answer {them}.</p>"
+        steps = next_steps(
+            view,
+            at,
+            answered=bool(self.results),
+            next_due=lambda due: f"Next review: {when(due, at, self.tz)}.",
+            unscheduled=None,
+        )
+        return "".join(f"<p>{html.escape(step, quote=False)}</p>" for step in steps)
 
 
 def review(

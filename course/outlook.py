@@ -1,0 +1,194 @@
+"""What comes next for a learner, and how they are doing, as plain sentences any front end can show.
+
+`outlook` reads what a review started at some time would find (an `Outlook`); `next_steps` says it in
+sentences: what today's limits hold back, and when the next question is due. `progress_report` is the
+summary of ``python -m course stats`` and of the review notebook. The sentences are plain text: a front end
+escapes them (HTML) or wraps them (terminal), and passes in its own words for the parts that differ, such as
+how to raise today's limits or how to say a due time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta, tzinfo
+from typing import NamedTuple
+
+from course.lessons import QUIZ_LESSONS, lesson_title
+from scheduler import Item, Limits, Session, Store, day_start, format_interval, stats
+
+__all__ = [
+    "NOTHING_DUE",
+    "NOTHING_SCHEDULED",
+    "LimitOptions",
+    "Outlook",
+    "due_again",
+    "due_in",
+    "held_sentence",
+    "interval",
+    "lesson_label",
+    "next_steps",
+    "outlook",
+    "plural",
+    "progress_report",
+]
+
+NOTHING_DUE = "Nothing is due right now."
+NOTHING_SCHEDULED = "No question is scheduled yet."
+_WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+
+
+@dataclass(frozen=True)
+class Outlook:
+    """What a review started at some time would find.
+
+    ``due_now``: the questions it would serve (due ones, then new ones); ``held_due`` and ``held_new``: the
+    due and new questions that today's limits hold back until tomorrow; ``next_due``: the earliest due time
+    after that time (None when no question is scheduled after it).
+    """
+
+    due_now: int
+    held_due: int
+    held_new: int
+    next_due: datetime | None
+
+    def held_text(self) -> str | None:
+        """``10 due and 3 new questions wait``, ``1 new question waits``; None when nothing is held back."""
+        parts = [f"{n} {kind}" for n, kind in ((self.held_due, "due"), (self.held_new, "new")) if n]
+        if not parts:
+            return None
+        one = self.held_due + self.held_new == 1
+        return f"{' and '.join(parts)} {'question waits' if one else 'questions wait'}"
+
+
+class LimitOptions(NamedTuple):
+    """How a front end raises today's limits, e.g. ``LimitOptions("--limit-reviews N", "--limit-new N")``."""
+
+    reviews: str
+    new: str
+
+
+def outlook(store: Store, items: Sequence[Item], at: datetime, tz: tzinfo, limits: Limits) -> Outlook:
+    """The `Outlook` at `at` for `items`, read from one snapshot of `store`."""
+    ids = {item.id for item in items}
+    with store.snapshot():
+        session = Session(store, items, at, tz, limits)
+        cards = {item_id: card for item_id, card in store.cards().items() if item_id in ids}
+        decks = set(store.enrolled())
+    due = sum(card.due <= at for card in cards.values())
+    unseen = len({item.id for item in items if item.deck in decks and item.id not in cards})
+    later = [card.due for card in cards.values() if card.due > at]
+    return Outlook(
+        due_now=session.remaining,
+        held_due=max(0, due - session.due_count),
+        held_new=max(0, unseen - session.new_count),
+        next_due=min(later, default=None),
+    )
+
+
+# ------------------------------------------------------------------------------------------------ words
+
+
+def plural(n: int, word: str) -> str:
+    """``1 question``, ``2 questions``."""
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def interval(delta: timedelta) -> str:
+    """`delta` as ``10m``, ``3h``, ``4d`` (``scheduler.format_interval``); a negative one as ``<1m``."""
+    return format_interval(max(delta, timedelta(0)))
+
+
+def lesson_label(lesson: str) -> str:
+    """``02 Scaled dot-product attention``."""
+    return f"{lesson} {lesson_title(lesson)}"
+
+
+# ------------------------------------------------------------------------------------------ what's next
+
+
+def due_again(n: int) -> str:
+    """``Due now as well: 2 questions that came due during this session.``"""
+    return f"Due now as well: {plural(n, 'question')} that came due during this session."
+
+
+def due_in(at: datetime) -> Callable[[datetime], str]:
+    """The default sentence for the next due time, seen at `at`: ``Next question due in 3d.``"""
+    return lambda due: f"Next question due in {interval(due - at)}."
+
+
+def held_sentence(view: Outlook, options: LimitOptions | None = None) -> str | None:
+    """``Today's limit is reached: 1 due and 2 new questions wait until tomorrow.``, with, when `options`
+    are given, the ones that raise the limits reached before the full stop (``(--limit-reviews N and
+    --limit-new N to allow more)``); None when nothing is held back."""
+    held = view.held_text()
+    if held is None:
+        return None
+    if options is None:
+        return f"Today's limit is reached: {held} until tomorrow."
+    named = " and ".join([options.reviews] * bool(view.held_due) + [options.new] * bool(view.held_new))
+    return f"Today's limit is reached: {held} until tomorrow ({named} to allow more)."
+
+
+def next_steps(
+    view: Outlook,
+    at: datetime,
+    *,
+    answered: bool,
+    options: LimitOptions | None = None,
+    next_due: Callable[[datetime], str] | None = None,
+    unscheduled: str | None = NOTHING_SCHEDULED,
+) -> list[str]:
+    """What comes once nothing more is due now, as sentences: `NOTHING_DUE` (unless questions were
+    `answered` in this session, or today's limits hold some back), what the limits hold back
+    (`held_sentence` with `options`), and when the next question is due: `next_due` (default `due_in`) of
+    that time, or `unscheduled` (None: nothing) when no question is scheduled. The next due time is left
+    out when due questions are held back: they come first."""
+    held = held_sentence(view, options)
+    if view.next_due is None:
+        upcoming = None if held is not None else unscheduled
+    elif not view.held_due:
+        upcoming = (next_due if next_due is not None else due_in(at))(view.next_due)
+    else:
+        upcoming = None
+    opening = [held] if held is not None else [] if answered else [NOTHING_DUE]
+    return opening + ([upcoming] if upcoming is not None else [])
+
+
+# ------------------------------------------------------------------------------------------------ stats
+
+
+def progress_report(store: Store, items: Sequence[Item], at: datetime, tz: tzinfo) -> str:
+    """The summary of ``python -m course stats``, one line per figure: the progress file, the lessons
+    started, what is due now, later today and on each of the next 7 days, the reviews so far, the true
+    retention and the new questions available, for `items` at `at` (days start at the rollover in `tz`)."""
+    result = stats(store, items, at, tz)
+    first = day_start(at, tz).astimezone(tz).date()
+    days = [_WEEKDAYS[(first + timedelta(days=k)).weekday()] for k in range(1, 8)]
+    retention = (
+        "n/a (no reviews of learned questions yet)"
+        if result.true_retention is None
+        else f"{result.true_retention:.1%} (first review each day of learned questions)"
+    )
+    started = _started(store, items)
+    lines = [
+        f"Progress file:    {store.path}",
+        f"Lessons started:  {', '.join(lesson_label(x) for x in started) if started else 'none yet'}",
+        f"Due now:          {result.due_now}",
+        f"Later today:      {result.due_later_today}",
+        "Next 7 days:     " + "".join(f"{day:>5}" for day in days),
+        "                 " + "".join(f"{count:>5}" for count in result.due_next_7_days),
+        f"Reviews today:    {result.reviews_today}",
+        f"Reviews in total: {result.reviews_total}",
+        f"True retention:   {retention}",
+        f"New available:    {result.new_available}",
+    ]
+    return "\n".join(lines)
+
+
+def _started(store: Store, items: Sequence[Item]) -> list[str]:
+    """The lessons (decks) of `items` that the learner has started, in course order."""
+    enrolled = set(store.enrolled())
+    decks = {item.deck for item in items if item.deck in enrolled}
+    order = {lesson: k for k, lesson in enumerate(QUIZ_LESSONS)}
+    return sorted(decks, key=lambda deck: (order.get(deck, len(order)), deck))

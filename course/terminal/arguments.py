@@ -1,0 +1,137 @@
+"""The command line of ``python -m course``: its commands, options, and the values they take."""
+
+from __future__ import annotations
+
+import argparse
+from datetime import datetime, timezone
+
+from scheduler import Limits
+
+__all__ = ["count", "iso_time", "limits", "parser"]
+
+# --now must leave room for a century of intervals and for any time zone, so no date arithmetic overflows.
+_EARLIEST, _LATEST = datetime(1970, 1, 1, tzinfo=timezone.utc), datetime(9000, 1, 1, tzinfo=timezone.utc)
+
+
+def iso_time(text: str) -> datetime:
+    """The hidden ``--now``: an ISO 8601 time with a UTC offset, from 1970 to 8999, as UTC."""
+    try:
+        value = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an ISO 8601 time: {text!r}") from None
+    if value.tzinfo is None:
+        raise argparse.ArgumentTypeError(f"needs a UTC offset, e.g. {text}+00:00")
+    out_of_range = f"out of range: {text!r} (use a time from {_EARLIEST.year} to {_LATEST.year - 1})"
+    try:
+        value = value.astimezone(timezone.utc)
+    except OverflowError:  # hours from the first or the last moment datetime can hold
+        raise argparse.ArgumentTypeError(out_of_range) from None
+    if not _EARLIEST <= value < _LATEST:
+        raise argparse.ArgumentTypeError(out_of_range)
+    return value
+
+
+def count(text: str) -> int:
+    """A daily limit: a whole number, 0 or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
+def limits(args: argparse.Namespace) -> Limits:
+    """Today's limits: ``--limit-new`` and ``--limit-reviews`` where given, else the scheduler's defaults."""
+    given = {"new_per_day": args.limit_new, "reviews_per_day": args.limit_reviews}
+    return Limits(**{key: value for key, value in given.items() if value is not None})
+
+
+_COMMANDS = {  # name: (help, description)
+    "review": (
+        "answer the questions that are due",
+        "Answer the questions that are due in your enrolled lessons. Type q at any prompt to stop: every "
+        "answer is saved as soon as you give it.",
+    ),
+    "cram": (
+        "practise lessons' questions without changing your schedule",
+        "Go through every question of the lessons named (default: your enrolled lessons). Practice answers "
+        "are logged apart and never change your review schedule.",
+    ),
+    "stats": ("what is due now, later today and in the next 7 days, and how you are doing", None),
+    "check": (
+        "validate the question bank",
+        "Validate the question bank (exit status 1 when it is invalid), then list the warnings about "
+        "questions that are valid but could be better (exit status 0, or 1 with --strict).",
+    ),
+    "workbook": (
+        "write your own copy of the lessons to work in",
+        "Write the lessons, the welcome and the review notebook to DIR with outputs cleared and the "
+        "exercises' solutions replaced by stubs. A notebook you have edited is never overwritten: when the "
+        "course has a newer version of it, that version is written beside yours as NN-name.updated.ipynb.",
+    ),
+}
+
+
+def parser() -> argparse.ArgumentParser:
+    """The parser of ``python -m course`` and its commands: review, cram, stats, check and workbook."""
+    main = argparse.ArgumentParser(
+        prog="python -m course",
+        description="Spaced-repetition reviews of the attention course's self-check questions.",
+        epilog="Progress file: --db PATH, else $COURSE_DB, else progress.sqlite3 in your per-user data "
+        "directory. Exit status: 0 done, 1 invalid question bank (or lint warnings with check --strict), "
+        "2 progress file unusable, workbook not written, or bad arguments.",
+    )
+    commands = main.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub = {
+        name: commands.add_parser(name, help=summary, description=description)
+        for name, (summary, description) in _COMMANDS.items()
+    }
+    _common(sub["review"])
+    _limit_options(sub["review"])
+    _seed(sub["review"])
+    sub["cram"].add_argument("lessons", nargs="*", metavar="LESSON", help="lesson ids, e.g. 01 02")
+    _common(sub["cram"])
+    _seed(sub["cram"])
+    _common(sub["stats"])
+    _common(sub["check"], db=False)
+    sub["check"].add_argument(
+        "--strict", action="store_true", help="exit with status 1 when there are warnings"
+    )
+    sub["workbook"].add_argument(
+        "dir", nargs="?", default="workbook", metavar="DIR", help="default: workbook"
+    )
+    return main
+
+
+def _common(sub: argparse.ArgumentParser, *, db: bool = True) -> None:
+    """--db (unless `db` is false), --bank and the hidden --now."""
+    if db:
+        sub.add_argument(
+            "--db", metavar="PATH", help="progress file (default: $COURSE_DB, else per-user file)"
+        )
+    sub.add_argument("--bank", metavar="DIR", help="question bank directory (default: the course's own)")
+    sub.add_argument("--now", type=iso_time, help=argparse.SUPPRESS)
+
+
+def _seed(sub: argparse.ArgumentParser) -> None:
+    """The hidden --seed: fixes the order in which each question's options are shown, for tests and demos."""
+    sub.add_argument("--seed", type=int, help=argparse.SUPPRESS)
+
+
+def _limit_options(sub: argparse.ArgumentParser) -> None:
+    """--limit-new and --limit-reviews."""
+    default = Limits()
+    sub.add_argument(
+        "--limit-new",
+        type=count,
+        metavar="N",
+        help=f"new questions per day (default {default.new_per_day})",
+    )
+    sub.add_argument(
+        "--limit-reviews",
+        type=count,
+        metavar="N",
+        help=f"reviews per day (default {default.reviews_per_day})",
+    )

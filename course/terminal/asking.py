@@ -1,0 +1,162 @@
+"""Asking one question in the terminal: show it, read the answer, say the verdict and why, and read the rating
+to record (`course.presenting`'s rules)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping
+from datetime import timedelta
+from types import MappingProxyType
+
+from course.bank import Question
+from course.kinds import Kind
+from course.outlook import interval, lesson_label
+from course.presenting import (
+    NUMBERS,
+    RECALL_RATINGS,
+    RIGHT_RATINGS,
+    Presentation,
+    Verdict,
+    auto_rating,
+    final_rating,
+    grade_choice,
+    grade_number,
+    present,
+)
+from course.ratings import HARD_MEANS, NAMES
+from course.terminal.console import Console, Quit
+from scheduler import Rating
+
+__all__ = ["ASKERS", "Intervals", "ask"]
+
+Intervals = Callable[[], dict[Rating, timedelta]]  # when each rating would bring the question back
+
+
+def ask(console: Console, question: Question, intervals: Intervals | None, rng: random.Random) -> Rating:
+    """Show `question` (a choice question's options in an order drawn from `rng`), read the learner's
+    answer, return the rating to record. `intervals`, when given, is read to show when each rating would
+    bring the question back. Raises `Quit`."""
+    console.show(question.prompt)
+    return ASKERS[Kind(question.kind)](console, question, intervals, rng)
+
+
+def _recall(console: Console, question: Question, intervals: Intervals | None, _rng: random.Random) -> Rating:
+    console.ask("Press Enter to show the answer (q to quit): ")
+    console.show(str(question.answer), "Answer: ")
+    _explain(console, question)
+    return _choose_rating(console, intervals, "How well did you remember it?")
+
+
+def _choice(console: Console, question: Question, intervals: Intervals | None, rng: random.Random) -> Rating:
+    return _graded(console, question, intervals, _ask_choice(console, present(question, rng, NUMBERS)))
+
+
+def _numeric(
+    console: Console, question: Question, intervals: Intervals | None, _rng: random.Random
+) -> Rating:
+    return _graded(console, question, intervals, _ask_number(console, question))
+
+
+def _graded(console: Console, question: Question, intervals: Intervals | None, verdict: Verdict) -> Rating:
+    """After a graded answer: the explanation, then the verdict's rating (Hard or Easy instead of a right
+    answer's Good, if the learner says so)."""
+    _explain(console, question)
+    if not verdict.right:
+        return verdict.rating
+    return _confirm_good(console, intervals)
+
+
+Asker = Callable[[Console, Question, Intervals | None, random.Random], Rating]
+ASKERS: Mapping[Kind, Asker] = MappingProxyType(
+    {Kind.RECALL: _recall, Kind.CHOICE: _choice, Kind.NUMERIC: _numeric}
+)
+"""How the terminal asks each kind of question (`course.kinds`): one function per kind."""
+
+
+def _ask_choice(console: Console, presentation: Presentation) -> Verdict:
+    """List the options as presented, numbered from 1, read the number of one (or ?), say the verdict and
+    why each option is right or wrong, naming each by the number shown."""
+    shown = presentation.shown()
+    labels = [entry.label for entry in shown]
+    for entry in shown:
+        console.show(entry.option.text, f"  {entry.label}) ")
+    while True:
+        reply = console.ask(f"Your answer [1-{labels[-1]}, ? if you don't know, q to quit]: ")
+        if reply == "?" or reply in labels:
+            break
+        console.say(f"Please type a number from 1 to {labels[-1]}, ? or q.")
+    verdict = grade_choice(presentation, None if reply == "?" else labels.index(reply))
+    if verdict.right:
+        console.say(f"{verdict.word}.")
+    else:
+        right = presentation.option(presentation.right_position)
+        console.show(right.text, f"{verdict.word}: the answer is {verdict.answer}) ")
+    for entry in verdict.options:
+        mark = " (right answer)" if entry.right else ""
+        console.show(entry.option.why, f"  {entry.label}){mark} ")
+    return verdict
+
+
+def _ask_number(console: Console, question: Question) -> Verdict:
+    """Read a number (or ?) until one is typed, and say the verdict."""
+    while True:
+        reply = console.ask("Your answer (a number; ? if you don't know; q to quit): ")
+        try:
+            verdict = grade_number(question, None if reply == "?" else reply)
+            break
+        except ValueError:
+            console.say("Please type a number, ? or q.")
+    console.say(f"{verdict.word}: the answer is {verdict.answer}.")
+    return verdict
+
+
+def _confirm_good(console: Console, intervals: Intervals | None) -> Rating:
+    """A right answer counts as Good unless the learner picks Hard or Easy (`final_rating`). Stopping here
+    (q, end of input, Ctrl-C) keeps the Good: the `Quit` raised carries it, to be saved before stopping."""
+    hard, _, easy = RIGHT_RATINGS
+    good = auto_rating(True)
+    if intervals is None:
+        reply_text = "Counted as Good. Press Enter to keep it, or type 2 for Hard or 4 for Easy: "
+    else:
+        spans = intervals()
+        reply_text = (
+            f"Counted as Good ({interval(spans[good])}). Press Enter to keep it, or type "
+            f"2 for Hard ({interval(spans[hard])}; {HARD_MEANS}) or 4 for Easy "
+            f"({interval(spans[easy])}): "
+        )
+    allowed = {f"{rating:d}": rating for rating in RIGHT_RATINGS}
+    while True:
+        try:
+            reply = console.ask(reply_text)
+        except Quit as stop:
+            raise stop.keeping(good) from None
+        if reply == "":
+            return good
+        if reply in allowed:
+            return final_rating(True, allowed[reply])
+        console.say("Please press Enter, or type 2, 4 or q.")
+
+
+def _explain(console: Console, question: Question) -> None:
+    """The explanation, and where in the lessons to read more."""
+    console.show(question.explanation)
+    console.say(f'See lesson {lesson_label(question.lesson)}, section "{question.section}".')
+
+
+def _choose_rating(console: Console, intervals: Intervals | None, heading: str) -> Rating:
+    """Offer the four ratings (with their intervals when `intervals` is given) and read one."""
+    if intervals is None:
+        buttons = "   ".join(f"{rating:d} {NAMES[rating]}" for rating in RECALL_RATINGS)
+    else:
+        spans = intervals()
+        buttons = "   ".join(
+            f"{rating:d} {NAMES[rating]} {interval(spans[rating])}" for rating in RECALL_RATINGS
+        )
+    console.say(f"{heading} ({HARD_MEANS})")
+    console.say(f"  {buttons}")
+    allowed = {f"{rating:d}": rating for rating in RECALL_RATINGS}
+    while True:
+        reply = console.ask("Your rating [1-4, q to quit]: ")
+        if reply in allowed:
+            return allowed[reply]
+        console.say("Please type 1, 2, 3 or 4 (or q to quit).")

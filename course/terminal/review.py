@@ -1,0 +1,115 @@
+"""``python -m course review``: the questions that are due across the enrolled lessons, one at a time."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from datetime import datetime, timedelta, tzinfo
+
+from course.bank import Bank, Question
+from course.outlook import LimitOptions, due_again, interval, next_steps, outlook, plural
+from course.ratings import NAMES
+from course.terminal.asking import ask
+from course.terminal.console import Console, Quit
+from course.terminal.exits import EXIT_OK
+from course.terminal.session import NotSaved, elapsed_ms, heading, lessons_named, rating_or_kept, stopped
+from scheduler import Item, Limits, Rating, Session, Store, StoreError
+
+__all__ = ["WELCOME", "review"]
+
+WELCOME = "00-welcome.ipynb"
+_OPTIONS = LimitOptions(reviews="--limit-reviews N", new="--limit-new N")  # they raise today's limits
+
+
+def review(
+    console: Console,
+    store: Store,
+    bank: Bank,
+    clock: Callable[[], datetime],
+    tz: tzinfo,
+    limits: Limits,
+    rng: random.Random,
+) -> int:
+    """Serve what is due; when the queue runs out, serve what came due meanwhile (learning steps), until
+    nothing is due now or today's limits are reached."""
+    items = bank.items()
+    enrolled = [lesson for lesson in bank.lessons() if lesson in store.enrolled()]  # course order
+    if not enrolled:
+        console.say(
+            f"No lesson started yet: answer a quiz in a lesson notebook (start with {WELCOME}) and its "
+            "questions will come up here."
+        )
+        return EXIT_OK
+    start = clock()
+    session = Session(store, items, start, tz, limits)
+    if not session.remaining:
+        console.say(_whats_next(store, items, start, tz, limits, answered=False))
+        return EXIT_OK
+    store.check_writable()  # before the first question, not after its answer
+    console.say(
+        f"Review of {lessons_named(enrolled)}: {session.due_count} due now, {session.new_count} new. "
+        "Type q at any prompt to stop; each answer is saved as you go."
+    )
+    answered = 0
+    try:
+        while session.remaining:
+            while (item := session.next()) is not None:
+                card = store.card(item.id)
+                console.say()
+                console.say(
+                    f"[{answered + 1}/{answered + session.remaining}] {heading(bank[item.id])}, "
+                    f"{'new' if card is None else card.state}"
+                )
+                stop = _review_one(console, session, item, bank[item.id], clock, rng, answered)
+                answered += 1
+                if stop is not None:
+                    raise stop
+            session = Session(store, items, clock(), tz, limits)
+            if session.remaining:
+                console.say()
+                console.say(due_again(session.remaining))
+    except Quit as stop:
+        return stopped(console, stop, plural(answered, "answer") + " saved")
+    after = _whats_next(store, items, clock(), tz, limits, answered=True)
+    console.say()
+    console.say(f"Session over: {plural(answered, 'answer')} saved. {after}")
+    return EXIT_OK
+
+
+def _whats_next(
+    store: Store, items: list[Item], at: datetime, tz: tzinfo, limits: Limits, *, answered: bool
+) -> str:
+    """What comes once nothing more is due now (`course.outlook.next_steps`), as one line."""
+    view = outlook(store, items, at, tz, limits)
+    return " ".join(next_steps(view, at, answered=answered, options=_OPTIONS))
+
+
+def _review_one(
+    console: Console,
+    session: Session,
+    item: Item,
+    question: Question,
+    clock: Callable[[], datetime],
+    rng: random.Random,
+    answered: int,
+) -> Quit | None:
+    """Ask `question` and save the answer (`answered`: how many were saved before). Returns the learner's
+    stop when they stopped where the answer was already known (a right answer counted as Good): it is saved,
+    and the caller stops after counting it."""
+    began = time.monotonic()
+
+    def intervals() -> dict[Rating, timedelta]:  # read only when the ratings are offered
+        return session.intervals(item, clock())
+
+    rating, stop = rating_or_kept(lambda: ask(console, question, intervals, rng))
+    at = clock()
+    try:
+        saved = session.answer(item, rating, at, elapsed_ms(began))
+    except StoreError as problem:
+        raise NotSaved(problem, plural(answered, "answer") + " saved") from problem
+    if rating == Rating.AGAIN:
+        console.say("Saved: Again. It comes back before this session ends.")
+    else:
+        console.say(f"Saved: {NAMES[rating]}. Next review in {interval(saved.due - at)}.")
+    return stop

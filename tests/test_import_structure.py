@@ -1,0 +1,165 @@
+"""The import structure of ``course`` and ``scheduler``: no cycles, ``scheduler`` independent of ``course``,
+and no module reading another module's private names. Importing a private *module* (``course._toml``) is
+fine: its public names are the package's internal API."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("course", "scheduler")
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return found
+
+
+MODULES = _modules()
+TREES = {name: ast.parse(path.read_text(encoding="utf-8")) for name, path in MODULES.items()}
+
+
+def _runtime_imports(tree: ast.Module) -> Iterator[ast.Import | ast.ImportFrom]:
+    """The import statements that run; those under ``if TYPE_CHECKING:`` are left out."""
+    stack: list[ast.AST] = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.If) and ast.unparse(node.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING"):
+            stack.extend(node.orelse)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            yield node
+        else:
+            stack.extend(ast.iter_child_nodes(node))
+
+
+def _imports(name: str, node: ast.Import | ast.ImportFrom) -> Iterator[tuple[str, str | None]]:
+    """(module, name) for each of our modules that `node` (in module `name`) imports from; name None when
+    the module itself is imported."""
+    if isinstance(node, ast.Import):
+        yield from ((alias.name, None) for alias in node.names if alias.name in MODULES)
+        return
+    base = node.module or ""
+    if node.level:
+        package = name if MODULES[name].name == "__init__.py" else name.rpartition(".")[0]
+        for _ in range(node.level - 1):
+            package = package.rpartition(".")[0]
+        base = f"{package}.{base}".rstrip(".")
+    if base not in MODULES:
+        return
+    for alias in node.names:
+        submodule = f"{base}.{alias.name}"
+        yield (submodule, None) if submodule in MODULES else (base, alias.name)
+
+
+def _graph() -> dict[str, set[str]]:
+    return {
+        name: {
+            module for node in _runtime_imports(tree) for module, _ in _imports(name, node) if module != name
+        }
+        for name, tree in TREES.items()
+    }
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import cycle, as the modules along it, or None."""
+    done: set[str] = set()
+    path: list[str] = []
+
+    def visit(module: str) -> list[str] | None:
+        if module in path:
+            return [*path[path.index(module) :], module]
+        if module in done:
+            return None
+        path.append(module)
+        for target in sorted(graph[module]):
+            found = visit(target)
+            if found:
+                return found
+        path.pop()
+        done.add(module)
+        return None
+
+    for module in sorted(graph):
+        found = visit(module)
+        if found:
+            return found
+    return None
+
+
+def test_there_are_modules_to_check() -> None:
+    assert {"course", "course.bank", "scheduler", "scheduler._store"} <= MODULES.keys()
+
+
+def test_scheduler_imports_nothing_from_course() -> None:
+    graph = _graph()
+    assert {
+        m: sorted(graph[m])
+        for m in graph
+        if m.startswith("scheduler") and any(target.startswith("course") for target in graph[m])
+    } == {}
+
+
+def test_no_import_cycles() -> None:
+    assert _cycle(_graph()) is None
+
+
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert _cycle({"a": {"b"}, "b": set()}) is None
+
+
+def test_no_module_imports_another_modules_private_names() -> None:
+    private = sorted(
+        f"{name} imports {module}.{imported}"
+        for name, tree in TREES.items()
+        for node in _runtime_imports(tree)
+        for module, imported in _imports(name, node)
+        if imported is not None and imported.startswith("_") and not imported.startswith("__")
+    )
+    assert private == []
+
+
+def _own_private_names(tree: ast.Module) -> set[str]:
+    """Private names a module defines: functions, classes, attributes set on ``self`` or ``cls``."""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            names.add(node.attr)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+    return {name for name in names if name.startswith("_")}
+
+
+def _package(module: str) -> str:
+    return module if MODULES[module].name == "__init__.py" else module.rpartition(".")[0]
+
+
+def test_no_module_reads_another_modules_private_attributes() -> None:
+    """``x._name`` only where the module defines ``_name``; ``self._name`` also where its package does (a
+    subclass may use its base class's hooks inside one package, never across packages)."""
+    own = {name: _own_private_names(tree) for name, tree in TREES.items()}
+    package_own: dict[str, set[str]] = {}
+    for name, names in own.items():
+        package_own.setdefault(_package(name), set()).update(names)
+    found = []
+    for name, tree in TREES.items():
+        for node in ast.walk(tree):
+            if (
+                not isinstance(node, ast.Attribute)
+                or not node.attr.startswith("_")
+                or node.attr.startswith("__")
+            ):
+                continue
+            on_self = isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")
+            allowed = package_own[_package(name)] if on_self else own[name]
+            if node.attr not in allowed:
+                found.append(f"{name}:{node.lineno}: {ast.unparse(node)}")
+    assert found == []
