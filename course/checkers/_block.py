@@ -1,0 +1,411 @@
+"""Checkers for lesson 07: LayerNorm from its definition, causal multi-head self-attention as a module, and
+the pre-LN block.
+
+torch is imported inside the checkers that need it, so that importing ``course.checkers`` never imports it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from course.checkers._engine import (
+    Case,
+    CheckResult,
+    Problem,
+    call_learner,
+    from_torch,
+    run_cases,
+    shape_text,
+)
+
+if TYPE_CHECKING:
+    from torch import Tensor
+
+__all__ = ["check_causal_self_attention", "check_layer_norm", "check_pre_ln_block"]
+
+Array = NDArray[np.float64]
+
+
+def _layer_norm(
+    x: Array, gamma: Array | float, beta: Array | float, eps: float, *, ddof: int = 0, inside: bool = True
+) -> Array:
+    mean = x.mean(axis=-1, keepdims=True)
+    var = x.var(axis=-1, keepdims=True, ddof=ddof) if x.shape[-1] > ddof else np.full_like(mean, np.nan)
+    std = np.sqrt(var + eps) if inside else np.sqrt(var) + eps
+    return (x - mean) / std * gamma + beta  # type: ignore[no-any-return]
+
+
+def check_layer_norm(fn: Callable[..., Any]) -> CheckResult:
+    """Check ``fn(x, gamma, beta, eps)``: LayerNorm over the last axis of ``x`` (..., d), with the biased
+    variance and ``eps`` inside the square root, then scaled by ``gamma`` and shifted by ``beta`` (d,)."""
+    rng = np.random.default_rng(707)
+
+    def case(name: str, x: Array, eps: float = 1e-2) -> Case:
+        d = x.shape[-1]
+        gamma, beta = 1.0 + 0.5 * rng.standard_normal(d), rng.standard_normal(d)
+        expected = _layer_norm(x, gamma, beta, eps)
+        mistakes = [
+            (
+                _layer_norm(x, gamma, beta, eps, ddof=1),
+                "it uses the unbiased variance (divided by d - 1); LayerNorm divides by d (np.var's default, "
+                "ddof=0; torch.var needs unbiased=False)",
+            ),
+            (
+                _layer_norm(x, gamma, beta, eps, inside=False),
+                "eps is added outside the square root, sqrt(var) + eps; LayerNorm adds it inside, "
+                "sqrt(var + eps)",
+            ),
+            (
+                _layer_norm(x, np.ones(d), np.zeros(d), eps),
+                "it leaves out gamma and beta: multiply the normalized x by gamma, then add beta",
+            ),
+        ]
+        if x.ndim >= 2:
+            swapped = np.swapaxes(_layer_norm(np.swapaxes(x, 0, -1), 1.0, 0.0, eps), 0, -1) * gamma + beta
+            mistakes.append(
+                (
+                    swapped,
+                    "it normalizes over the wrong axis (the positions); LayerNorm normalizes each position "
+                    "over its d features, the last axis (axis=-1, keepdims=True)",
+                )
+            )
+        return Case(name, (x, gamma, beta, eps), expected, mistakes=tuple(mistakes))
+
+    small_spread = np.array([[1.0, 1.02, 0.98, 1.01], [2.0, -1.0, 0.5, 3.0], [0.0, 0.1, -0.1, 0.05]])
+    return run_cases(
+        "layer_norm",
+        fn,
+        [
+            case("3 positions, d = 4, one row with a small spread", small_spread),
+            case("batch of 2, 3 positions, d = 5", rng.standard_normal((2, 3, 5))),
+            case("one position, d = 6, large values", 100.0 + 10.0 * rng.standard_normal((1, 6))),
+            case("d = 1: the variance is 0, the output is beta", rng.standard_normal((3, 1))),
+        ],
+    )
+
+
+# ----------------------------------------------------------------------------------------------------
+# Causal multi-head self-attention as an nn.Module
+
+
+NOT_A_BUFFER = (
+    "the mask `self.{name}` is a plain attribute, not a registered buffer: it is not saved in state_dict and "
+    "does not move with .to(device); create it with self.register_buffer('{name}', ...)"
+)
+NOT_SAVED = (
+    "the buffer `{name}` is not in state_dict (persistent=False): register it with "
+    "self.register_buffer('{name}', ...) so that it is saved with the module"
+)
+NO_BUFFER = (
+    "the module has no buffer: build the causal mask once, in __init__, and keep it with "
+    "self.register_buffer('mask', torch.tril(torch.ones(max_len, max_len, dtype=torch.bool)))"
+)
+FUTURE = (
+    "query {i} attends to key {j}, a future position (weights[{where}] = {value}): the mask lets the future "
+    "in"
+)
+SCALED_D_MODEL = "the scores are divided by √d_model; divide by √d_head, the per-head d_k (d_model / n_heads)"
+NO_TRANSPOSE = (
+    "the heads are merged without a transpose: (B, h, T, d_head).reshape(B, T, d_model) mixes positions; "
+    "transpose to (B, T, h, d_head) first"
+)
+DROPOUT_MISSING = (
+    "in train mode nothing is dropped: apply self.dropout (nn.Dropout(dropout)) to the attention weights "
+    "after the softmax"
+)
+DROPOUT_ON_OUTPUT = (
+    "dropout is applied to the output; apply it to the attention weights, after the softmax and before they "
+    "multiply V"
+)
+DROPOUT_NOT_RETURNED = (
+    "the weights returned in train mode have no dropout; return the weights after dropout, those that "
+    "multiply V"
+)
+DROPOUT_IN_EVAL = (
+    "the output changes from call to call in eval mode: dropout must be off after .eval(); use nn.Dropout, "
+    "which follows the module's training flag"
+)
+
+
+class _Spec:
+    def __init__(self, name: str, b: int, t: int, d: int, h: int) -> None:
+        self.name, self.b, self.t, self.d, self.h = name, b, t, d, h
+
+
+def _as_np(value: Any, what: str) -> Array:
+    array = np.asarray(from_torch(value, what), dtype=np.float64)
+    return array
+
+
+def _forward(module: Any, x: Tensor, spec: _Spec) -> tuple[Array, Array]:
+    result = call_learner(module, (x,))
+    if not isinstance(result, tuple) or len(result) != 2:
+        raise Problem("forward should return a tuple (output, weights)")
+    out, weights = _as_np(result[0], "the output"), _as_np(result[1], "the weights")
+    if out.shape != (spec.b, spec.t, spec.d):
+        raise Problem(
+            f"the output has shape {shape_text(out.shape)}, expected (B, T, d_model) = "
+            f"{shape_text((spec.b, spec.t, spec.d))}"
+        )
+    wanted = (spec.b, spec.h, spec.t, spec.t)
+    if weights.shape != wanted:
+        raise Problem(
+            f"the weights have shape {shape_text(weights.shape)}, expected (B, h, T, T) = "
+            f"{shape_text(wanted)}"
+        )
+    return out, weights
+
+
+def _variant(
+    module: Any, x: Tensor, n_heads: int, *, scale_d_model: bool, future: bool, transpose: bool
+) -> tuple[Array, Array]:
+    """What multi-head causal attention gives with the module's weights and one mistake."""
+    import torch
+
+    with torch.no_grad():
+        b, t, d = x.shape
+        q, k, v = module.w_qkv(x).split(d, dim=-1)
+        q, k, v = (z.view(b, t, n_heads, d // n_heads).transpose(1, 2) for z in (q, k, v))
+        scores = q @ k.transpose(-2, -1) / math.sqrt(d if scale_d_model else d // n_heads)
+        if not future:
+            scores = scores.masked_fill(~torch.tril(torch.ones(t, t, dtype=torch.bool)), float("-inf"))
+        weights = torch.softmax(scores, dim=-1)
+        heads = weights @ v
+        merged = heads.transpose(1, 2).reshape(b, t, d) if transpose else heads.reshape(b, t, d)
+        return module.w_o(merged).numpy(), weights.numpy()
+
+
+def _close(a: Array, b: Array) -> bool:
+    return a.shape == b.shape and bool(np.allclose(a, b, rtol=1e-6, atol=1e-9))
+
+
+def _check_buffer(module: Any) -> None:
+    import torch
+
+    for name, value in vars(module).items():
+        if isinstance(value, torch.Tensor) and value.ndim == 2:
+            raise Problem(NOT_A_BUFFER.format(name=name))
+    buffers = dict(module.named_buffers())
+    if not buffers:
+        raise Problem(NO_BUFFER)
+    saved = module.state_dict()
+    for name in buffers:
+        if name not in saved:
+            raise Problem(NOT_SAVED.format(name=name))
+
+
+def _make(cls: Callable[..., Any], spec: _Spec, dropout: float) -> Any:
+    import torch
+    from torch import nn
+
+    torch.manual_seed(0)
+    module = call_learner(cls, (spec.d, spec.h, dropout, 16))
+    if not isinstance(module, nn.Module):
+        raise Problem(f"calling the class gave a {type(module).__name__}, not an nn.Module")
+    for name, shape in (("w_qkv", (3 * spec.d, spec.d)), ("w_o", (spec.d, spec.d))):
+        layer = getattr(module, name, None)
+        if not isinstance(layer, nn.Linear) or tuple(layer.weight.shape) != shape:
+            raise Problem(f"self.{name} should be an nn.Linear whose weight has shape {shape_text(shape)}")
+    _check_buffer(module)
+    return module.double()
+
+
+def _reference(module: Any, x: Tensor, spec: _Spec) -> tuple[Array, Array]:
+    """nn.MultiheadAttention with the module's weights copied in, causal, in float64."""
+    import torch
+    from torch import nn
+
+    mha = nn.MultiheadAttention(spec.d, spec.h, batch_first=True, dtype=torch.float64)
+    with torch.no_grad():
+        mha.in_proj_weight.copy_(module.w_qkv.weight)
+        mha.in_proj_bias.copy_(module.w_qkv.bias)
+        mha.out_proj.weight.copy_(module.w_o.weight)
+        mha.out_proj.bias.copy_(module.w_o.bias)
+        blocked = ~torch.tril(
+            torch.ones(spec.t, spec.t, dtype=torch.bool)
+        )  # True = blocked, MHA's convention
+        out, weights = mha(x, x, x, attn_mask=blocked, average_attn_weights=False)
+    return out.numpy(), weights.numpy()
+
+
+def _check_eval(cls: Callable[..., Any], spec: _Spec) -> None:
+    import torch
+
+    module = _make(cls, spec, 0.0).eval()
+    x = torch.randn(spec.b, spec.t, spec.d, dtype=torch.float64, generator=torch.Generator().manual_seed(7))
+    with torch.no_grad():
+        out, weights = _forward(module, x, spec)
+    ref_out, ref_weights = _reference(module, x, spec)
+    future = np.triu(np.ones((spec.t, spec.t), dtype=bool), k=1)
+    leaked = np.argwhere((np.abs(weights) > 1e-9) & future)
+    if len(leaked):
+        where = tuple(int(i) for i in leaked[0])
+        raise Problem(
+            FUTURE.format(
+                i=where[2], j=where[3], where=", ".join(map(str, where)), value=f"{weights[where]:.4g}"
+            )
+        )
+    variants = {
+        SCALED_D_MODEL: dict(scale_d_model=True, future=False, transpose=True),
+        NO_TRANSPOSE: dict(scale_d_model=False, future=False, transpose=False),
+    }
+    for sentence, flags in variants.items():
+        v_out, v_weights = _variant(module, x, spec.h, **flags)
+        if not _close(v_out, ref_out) and _close(out, v_out) and _close(weights, v_weights):
+            raise Problem(sentence)
+    for got, want, what in ((weights, ref_weights, "weights"), (out, ref_out, "output")):
+        wrong = ~np.isclose(got, want, rtol=1e-6, atol=1e-9)
+        if wrong.any():
+            index = tuple(int(i) for i in np.argwhere(wrong)[0])
+            raise Problem(
+                f"{what}[{', '.join(map(str, index))}] is {got[index]:.6g}, expected {want[index]:.6g} "
+                "(nn.MultiheadAttention with your weights copied in)"
+            )
+
+
+def _check_dropout(cls: Callable[..., Any], spec: _Spec) -> None:
+    import torch
+
+    module = _make(cls, spec, 0.5)
+    x = torch.randn(spec.b, spec.t, spec.d, dtype=torch.float64, generator=torch.Generator().manual_seed(8))
+    module.eval()
+    with torch.no_grad():
+        eval_out, eval_weights = _forward(module, x, spec)
+        again, _ = _forward(module, x, spec)
+    if not _close(eval_out, again):
+        raise Problem(DROPOUT_IN_EVAL)
+    ref_out, _ = _reference(module, x, spec)
+    if not _close(eval_out, ref_out):
+        raise Problem(
+            "with dropout = 0.5 in eval mode the output differs from nn.MultiheadAttention's; "
+            "in eval mode dropout must change nothing"
+        )
+    module.train()
+    torch.manual_seed(1)
+    with torch.no_grad():
+        out, weights = _forward(module, x, spec)
+    if np.mean(out == 0.0) > 0.2:
+        raise Problem(DROPOUT_ON_OUTPUT)
+    if _close(out, eval_out):
+        raise Problem(DROPOUT_MISSING)
+    allowed = eval_weights > 1e-6
+    if not (weights[allowed] == 0.0).any():
+        raise Problem(DROPOUT_NOT_RETURNED)
+    kept = allowed & (weights != 0.0)
+    if not np.allclose(weights[kept], 2.0 * eval_weights[kept], rtol=1e-6):
+        raise Problem("the kept weights should be scaled by 1 / (1 - p) = 2; use nn.Dropout, which does it")
+    with torch.no_grad():
+        b, t, d, h = spec.b, spec.t, spec.d, spec.h
+        v = module.w_qkv(x)[..., 2 * d :].view(b, t, h, d // h).transpose(1, 2)  # (B, h, T, d_head)
+        heads = torch.from_numpy(weights) @ v
+        expected = module.w_o(heads.transpose(1, 2).reshape(b, t, d)).numpy()
+    if not _close(out, expected):
+        raise Problem(
+            "in train mode the output is not the returned (dropped-out) weights times V, projected by w_o"
+        )
+
+
+def check_causal_self_attention(cls: Callable[..., Any]) -> CheckResult:
+    """Check ``cls(d_model, n_heads, dropout, max_len)``: an ``nn.Module`` with ``w_qkv`` (nn.Linear(d_model,
+    3 d_model), W_Q, W_K, W_V stacked as in ``nn.MultiheadAttention.in_proj_weight``), ``w_o``, dropout on
+    the attention weights and the causal mask as a registered buffer; ``forward(x)`` (B, T, d_model) returns
+    ``(output, weights)``, (B, T, d_model) and (B, h, T, T), the weights after dropout.
+
+    In eval mode it must equal ``nn.MultiheadAttention`` with its weights copied in and a causal mask.
+    """
+
+    def check(cls: Callable[..., Any], spec: _Spec) -> None:
+        if spec.name.startswith("dropout"):
+            _check_dropout(cls, spec)
+        else:
+            _check_eval(cls, spec)
+
+    return run_cases(
+        "causal self-attention module",
+        cls,
+        [
+            _Spec("B = 2, T = 5, d_model = 8, 2 heads", 2, 5, 8, 2),
+            _Spec("B = 1, T = 1, d_model = 4, 1 head", 1, 1, 4, 1),
+            _Spec("B = 2, T = 6, d_model = 12, 3 heads", 2, 6, 12, 3),
+            _Spec("dropout = 0.5, train and eval mode, B = 2, T = 6, d_model = 8, 2 heads", 2, 6, 8, 2),
+        ],
+        check,
+    )
+
+
+# ----------------------------------------------------------------------------------------------------
+# The pre-LN block
+
+
+def check_pre_ln_block(fn: Callable[..., Any]) -> CheckResult:
+    """Check ``fn(x, attention, ffn, norm1, norm2)``: one pre-LN Transformer block,
+    ``x + attention(norm1(x))`` then ``+ ffn(norm2(...))`` of that, for x (B, T, d_model) and the sublayers
+    given as callables (B, T, d_model) -> (B, T, d_model). Compared with ``nn.TransformerEncoderLayer``
+    (``norm_first=True``, dropout 0, eval mode) whose pieces they are."""
+    import torch
+    from torch import nn
+
+    def case(name: str, b: int, t: int, d: int, h: int) -> Case:
+        torch.manual_seed(d + t)
+        layer = nn.TransformerEncoderLayer(
+            d, h, 2 * d, dropout=0.0, batch_first=True, norm_first=True, dtype=torch.float64
+        ).eval()
+        with torch.no_grad():
+            for p in (layer.norm1.weight, layer.norm1.bias, layer.norm2.weight, layer.norm2.bias):
+                p.normal_()
+
+        def attention(z: Tensor) -> Tensor:
+            out: Tensor = layer.self_attn(z, z, z, need_weights=False)[0]
+            return out
+
+        def ffn(z: Tensor) -> Tensor:
+            out: Tensor = layer.linear2(torch.relu(layer.linear1(z)))
+            return out
+
+        n1, n2 = layer.norm1, layer.norm2
+        x = torch.randn(b, t, d, dtype=torch.float64)
+        with torch.no_grad():
+            expected = layer(x).numpy()
+            a1 = x + attention(n1(x))
+            mistakes = (
+                (
+                    n2(n1(x + attention(x)) + ffn(n1(x + attention(x)))).numpy(),
+                    "it is the post-LN block, LN(x + sublayer(x)); pre-LN normalizes the sublayer's input: "
+                    "x + sublayer(LN(x))",
+                ),
+                (
+                    (attention(n1(x)) + ffn(n2(attention(n1(x))))).numpy(),
+                    "the attention has no residual connection: add its input, x + attention(norm1(x))",
+                ),
+                (
+                    ffn(n2(a1)).numpy(),
+                    "the feed-forward network has no residual connection: add its input, h + ffn(norm2(h))",
+                ),
+                (
+                    (x + n1(attention(x)) + ffn(x + n1(attention(x)))).numpy(),
+                    "the LayerNorm is applied to the sublayer's output; pre-LN applies it to the sublayer's "
+                    "input, attention(norm1(x))",
+                ),
+                (
+                    (x + attention(n1(x)) + ffn(n2(x))).numpy(),
+                    "the feed-forward network reads the block's input x; it must read h = x + "
+                    "attention(norm1(x)), the output of the first sublayer",
+                ),
+            )
+        return Case(name, (x, attention, ffn, n1, n2), expected, mistakes=mistakes)
+
+    with torch.no_grad():
+        return run_cases(
+            "pre-LN block",
+            fn,
+            [
+                case("B = 2, T = 5, d_model = 8, 2 heads", 2, 5, 8, 2),
+                case("a length-1 sequence, d_model = 4, 1 head", 1, 1, 4, 1),
+                case("B = 3, T = 4, d_model = 12, 3 heads", 3, 4, 12, 3),
+            ],
+        )

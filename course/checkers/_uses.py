@@ -1,0 +1,190 @@
+"""Checkers for lesson 06: cross-attention with a padded encoder batch, and a decoder's two attentions."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from course.attention import causal_mask, padding_mask, scaled_dot_product_attention, self_attention
+from course.checkers._attention import scale_mistakes
+from course.checkers._engine import Case, CheckResult, run_cases
+from course.seq2seq import cross_attention, decoder_attention
+
+__all__ = [
+    "BOTH_BUGS_WORDS",
+    "BROADCAST_HINT",
+    "CAUSAL_CROSS_DECODER_WORDS",
+    "CAUSAL_CROSS_WORDS",
+    "DECODER_KEYS_WORDS",
+    "ENCODER_QUERIES_WORDS",
+    "NO_PADDING_WORDS",
+    "QUERY_AXIS_WORDS",
+    "RESIDUAL_QUERIES_WORDS",
+    "SELF_UNMASKED_WORDS",
+    "check_cross_attention",
+    "check_decoder_attention",
+]
+
+ENCODER_QUERIES_WORDS = (
+    "it matches taking the queries from the encoder (memory @ w_q); in cross-attention the queries come from "
+    "the decoder, x_dec @ w_q, and only the keys and values from memory"
+)
+DECODER_KEYS_WORDS = (
+    "it matches taking the keys and values from the decoder; in cross-attention they come from memory, the "
+    "encoder's output"
+)
+QUERY_AXIS_WORDS = (
+    "it matches applying the padding mask on the query axis; padding is a property of the encoder's "
+    "positions, the keys: give the (B, T_enc) mask a query axis, mask[:, None, :]"
+)
+CAUSAL_CROSS_WORDS = (
+    "it matches a causal mask on cross-attention; the whole source is known before decoding starts, so every "
+    "decoder position may attend to every real encoder position: block only the padding"
+)
+CAUSAL_CROSS_DECODER_WORDS = (
+    "cross-attention is masked causally; the whole source is known before decoding starts, so every decoder "
+    "position may attend to every encoder position: cross-attention needs no causal mask"
+)
+NO_PADDING_WORDS = (
+    "it matches ignoring memory_lengths; block the padded encoder positions, keys j >= memory_lengths[b]"
+)
+BROADCAST_HINT = (
+    "the padding mask has one entry per encoder position, (B, T_enc): give it a query axis, (B, 1, T_enc), "
+    "and take the keys and values from memory"
+)
+
+
+def check_cross_attention(fn: Callable[..., Any]) -> CheckResult:
+    """Check ``fn(x_dec, memory, w_q, w_k, w_v, memory_lengths)``: single-head cross-attention, queries from
+    ``x_dec`` (B, T_dec, d_model), keys and values from ``memory`` (B, T_enc, d_model), the padded positions
+    of each memory (j >= memory_lengths[b]) blocked. ``fn`` returns the output (B, T_dec, d_v), or
+    ``(output, weights)`` with weights (B, T_dec, T_enc).
+    """
+    rng = np.random.default_rng(606)
+
+    def case(name: str, t_dec: int, t_enc: int, lengths: list[int], d_model: int, d_k: int) -> Case:
+        b = len(lengths)
+        x_dec = rng.standard_normal((b, t_dec, d_model))
+        memory = rng.standard_normal((b, t_enc, d_model))
+        w_q, w_k, w_v = (rng.standard_normal((d_model, d_k)) for _ in range(3))
+        memory_lengths = np.array(lengths)
+        out, weights = cross_attention(x_dec, memory, w_q, w_k, w_v, memory_lengths)
+        keys = padding_mask(memory_lengths, t_enc)[:, None, :]  # (B, 1, T_enc)
+        q, k, v = x_dec @ w_q, memory @ w_k, memory @ w_v
+
+        def attend(mask: NDArray[np.bool_] | None, scale: float | None = None) -> NDArray[Any]:
+            return scaled_dot_product_attention(q, k, v, mask, scale=scale)[0]
+
+        mistakes: list[tuple[NDArray[Any], str]] = [
+            (cross_attention(memory, memory, w_q, w_k, w_v, memory_lengths)[0], ENCODER_QUERIES_WORDS),
+            (attend(causal_mask(t_dec, t_enc) & keys), CAUSAL_CROSS_WORDS),
+            (attend(causal_mask(t_dec, t_enc, align="top-left") & keys), CAUSAL_CROSS_WORDS),
+            *scale_mistakes(
+                lambda scale: attend(keys, scale),
+                1 / math.sqrt(d_k),
+                [
+                    (1 / math.sqrt(d_model), "scaling by 1/√d_model"),
+                    (1.0, "attention without scaling"),
+                    (1 / d_k, "scaling by 1/d_k"),
+                ],
+                "; scale by 1/√d_k, d_k being the width of the queries and keys",
+            ),
+            (attend(None), NO_PADDING_WORDS),
+            (attend(~keys), "it matches the padding mask inverted; here True marks a real encoder position"),
+            (weights, "these are the attention weights; return the output, or (output, weights)"),
+        ]
+        if t_dec == t_enc:
+            by_query = padding_mask(memory_lengths, t_dec)[:, :, None]  # (B, T_dec, 1): the wrong axis
+            mistakes.append((attend(by_query), QUERY_AXIS_WORDS))
+            x_k, x_v = x_dec @ w_k, x_dec @ w_v
+            mistakes.append((scaled_dot_product_attention(q, x_k, x_v, keys)[0], DECODER_KEYS_WORDS))
+        return Case(
+            name,
+            (x_dec, memory, w_q, w_k, w_v, memory_lengths),
+            out,
+            weights,
+            np.broadcast_to(keys, weights.shape),
+            1,
+            tuple(mistakes),
+            error_hint=BROADCAST_HINT,
+            error_when=("broadcast",),
+        )
+
+    return run_cases(
+        "cross-attention",
+        fn,
+        [
+            case("T_dec = 3, T_enc = 5, memory lengths 5 and 3", 3, 5, [5, 3], 6, 4),
+            case("T_dec = T_enc = 4, memory lengths 4 and 2", 4, 4, [4, 2], 8, 2),
+            case("a single decoder position, memory lengths 2, 4 and 1", 1, 4, [2, 4, 1], 6, 3),
+            case("T_dec = 5 longer than T_enc = 3, memory lengths 1 and 3", 5, 3, [1, 3], 4, 2),
+            case("d_k = 1", 2, 3, [3, 2], 4, 1),
+        ],
+    )
+
+
+SELF_UNMASKED_WORDS = (
+    "the decoder's self-attention is not masked: position t sees the target tokens after it; give it "
+    "causal_mask(T_dec)"
+)
+BOTH_BUGS_WORDS = (
+    "both bugs are still there: the decoder's self-attention sees the future, and cross-attention is masked "
+    "causally"
+)
+RESIDUAL_QUERIES_WORDS = (
+    "cross-attention's queries are taken from y; take them from h, the decoder's state after its "
+    "self-attention and residual connection"
+)
+
+
+def _cross(h: NDArray[Any], memory: NDArray[Any], cross_w: tuple[NDArray[Any], ...], mask: Any) -> Any:
+    return scaled_dot_product_attention(h @ cross_w[0], memory @ cross_w[1], memory @ cross_w[2], mask)[0]
+
+
+def check_decoder_attention(fn: Callable[..., Any]) -> CheckResult:
+    """Check ``fn(y, memory, self_w, cross_w)``: the attention half of a decoder layer (single head, residual
+    connections): ``h = y + causal self-attention(y)``, then ``h + cross-attention(h, memory)``, not masked.
+    ``y`` (..., T_dec, d), ``memory`` (..., T_enc, d), ``self_w`` and ``cross_w`` = (W_Q, W_K, W_V), (d, d)
+    each. The result is (..., T_dec, d).
+    """
+    rng = np.random.default_rng(6060)
+
+    def case(name: str, lead: tuple[int, ...], t_dec: int, t_enc: int, d: int) -> Case:
+        y = rng.standard_normal((*lead, t_dec, d))
+        memory = rng.standard_normal((*lead, t_enc, d))
+        self_w = tuple(rng.standard_normal((d, d)) / math.sqrt(d) for _ in range(3))
+        cross_w = tuple(rng.standard_normal((d, d)) / math.sqrt(d) for _ in range(3))
+        expected = decoder_attention(y, memory, self_w, cross_w)  # type: ignore[arg-type]
+        h_open = y + self_attention(y, self_w[0], self_w[1], self_w[2])[0]  # no causal mask
+        h = y + self_attention(y, self_w[0], self_w[1], self_w[2], causal_mask(t_dec))[0]
+        causal = causal_mask(t_dec, t_enc)
+        top_left = causal_mask(t_dec, t_enc, align="top-left")
+        mistakes = (
+            (h_open + _cross(h_open, memory, cross_w, causal), BOTH_BUGS_WORDS),
+            (h_open + _cross(h_open, memory, cross_w, top_left), BOTH_BUGS_WORDS),
+            (h_open + _cross(h_open, memory, cross_w, None), SELF_UNMASKED_WORDS),
+            (h + _cross(h, memory, cross_w, causal), CAUSAL_CROSS_DECODER_WORDS),
+            (h + _cross(h, memory, cross_w, top_left), CAUSAL_CROSS_DECODER_WORDS),
+            (h + _cross(y, memory, cross_w, None), RESIDUAL_QUERIES_WORDS),
+            (h + _cross(h, h, cross_w, None), DECODER_KEYS_WORDS),
+            (
+                _cross(h, memory, cross_w, None),
+                "it leaves out the residual connection around cross-attention; return h + cross-attention",
+            ),
+        )
+        return Case(name, (y, memory, self_w, cross_w), expected, mistakes=mistakes)
+
+    return run_cases(
+        "decoder attention",
+        fn,
+        [
+            case("T_dec = 4, T_enc = 6, d = 4", (), 4, 6, 4),
+            case("a batch of 2, T_dec = 3, T_enc = 5", (2,), 3, 5, 4),
+            case("T_dec = 5 longer than T_enc = 2", (), 5, 2, 3),
+            case("a single decoder position", (), 1, 4, 4),
+        ],
+    )

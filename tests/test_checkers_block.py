@@ -1,0 +1,194 @@
+"""The lesson 07 checkers: the reference passes, and each typical mistake, written as a learner would write
+it, gets its exact sentence."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+from torch import Tensor, nn
+
+from course.checkers import check_causal_self_attention, check_layer_norm, check_pre_ln_block
+
+
+def _layer_norm(x: Any, gamma: Any, beta: Any, eps: float) -> Any:
+    mean = x.mean(axis=-1, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
+    return (x - mean) / np.sqrt(var + eps) * gamma + beta
+
+
+def test_layer_norm_reference_passes(capsys: pytest.CaptureFixture[str]) -> None:
+    assert check_layer_norm(_layer_norm).ok
+    assert capsys.readouterr().out.startswith("✓ layer_norm: all 4 cases pass.")
+
+
+LAYER_NORM_MISTAKES = {
+    "unbiased": (
+        lambda x, g, b, eps: (
+            (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, ddof=1, keepdims=True) + eps) * g + b
+        ),
+        "it uses the unbiased variance (divided by d - 1)",
+    ),
+    "eps outside": (
+        lambda x, g, b, eps: (x - x.mean(-1, keepdims=True)) / (x.std(-1, keepdims=True) + eps) * g + b,
+        "eps is added outside the square root, sqrt(var) + eps",
+    ),
+    "no gamma beta": (
+        lambda x, g, b, eps: (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + eps),
+        "it leaves out gamma and beta",
+    ),
+    "wrong axis": (
+        lambda x, g, b, eps: (x - x.mean(0, keepdims=True)) / np.sqrt(x.var(0, keepdims=True) + eps) * g + b,
+        "it normalizes over the wrong axis (the positions)",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", LAYER_NORM_MISTAKES)
+def test_layer_norm_mistakes_are_named(name: str) -> None:
+    fn, words = LAYER_NORM_MISTAKES[name]
+    result = check_layer_norm(fn)
+    assert not result.ok and words in result.message, result.message
+
+
+def test_layer_norm_not_written_yet() -> None:
+    def stub(x: Any, gamma: Any, beta: Any, eps: float) -> Any:
+        raise NotImplementedError("not written yet")
+
+    assert "not written yet" in check_layer_norm(stub).message
+
+
+def make_attention(mistake: str = "") -> type[nn.Module]:
+    """A learner's causal self-attention module, right or with one typical mistake."""
+
+    class Attention(nn.Module):
+        def __init__(self, d_model: int, n_heads: int, dropout: float = 0.0, max_len: int = 64) -> None:
+            super().__init__()
+            self.n_heads = n_heads
+            self.w_qkv = nn.Linear(d_model, 3 * d_model)
+            self.w_o = nn.Linear(d_model, d_model)
+            self.dropout = nn.Dropout(dropout)
+            mask = torch.tril(torch.ones(max_len, max_len, dtype=torch.bool))
+            if mistake == "plain attribute":
+                self.mask = mask
+            elif mistake == "not persistent":
+                self.register_buffer("mask", mask, persistent=False)
+            elif mistake != "no buffer":
+                self.register_buffer("mask", mask)
+
+        def forward(self, x: Tensor) -> tuple[Tensor, Tensor]:
+            b, t, d = x.shape
+            h = self.n_heads
+            q, k, v = self.w_qkv(x).split(d, dim=-1)
+            q, k, v = (z.view(b, t, h, d // h).transpose(1, 2) for z in (q, k, v))
+            scale = math.sqrt(d if mistake == "d_model" else d // h)
+            scores = q @ k.transpose(-2, -1) / scale
+            mask = (
+                torch.tril(torch.ones(t, t, dtype=torch.bool))
+                if mistake == "no buffer"
+                else self.mask[:t, :t]
+            )
+            if mistake == "future":
+                mask = ~mask | torch.eye(t, dtype=torch.bool)
+            weights = torch.softmax(scores.masked_fill(~mask, float("-inf")), dim=-1)
+            if mistake == "dropout in eval":
+                weights = nn.functional.dropout(weights, 0.5 if self.dropout.p else 0.0, training=True)
+            elif mistake not in ("no dropout", "dropout on output", "weights before dropout"):
+                weights = self.dropout(weights)
+            heads = self.dropout(weights) @ v if mistake == "weights before dropout" else weights @ v
+            if mistake == "no transpose":
+                merged = heads.reshape(b, t, d)
+            else:
+                merged = heads.transpose(1, 2).reshape(b, t, d)
+            out = self.w_o(merged)
+            if mistake == "dropout on output":
+                out = self.dropout(out)
+            return out, weights
+
+    return Attention
+
+
+def test_attention_reference_passes(capsys: pytest.CaptureFixture[str]) -> None:
+    assert check_causal_self_attention(make_attention()).ok
+    assert capsys.readouterr().out.startswith("✓ causal self-attention module: all 4 cases pass.")
+
+
+ATTENTION_MISTAKES = {
+    "plain attribute": "the mask `self.mask` is a plain attribute, not a registered buffer",
+    "no buffer": "the module has no buffer",
+    "not persistent": "the buffer `mask` is not in state_dict (persistent=False)",
+    "future": "a future position",
+    "d_model": "the scores are divided by √d_model; divide by √d_head",
+    "no transpose": "the heads are merged without a transpose",
+    "no dropout": "in train mode nothing is dropped",
+    "dropout on output": "dropout is applied to the output; apply it to the attention weights",
+    "weights before dropout": "the weights returned in train mode have no dropout",
+    "dropout in eval": "the output changes from call to call in eval mode",
+}
+
+
+@pytest.mark.parametrize("mistake", ATTENTION_MISTAKES)
+def test_attention_mistakes_are_named(mistake: str) -> None:
+    result = check_causal_self_attention(make_attention(mistake))
+    assert not result.ok and ATTENTION_MISTAKES[mistake] in result.message, result.message
+
+
+def test_attention_not_written_yet() -> None:
+    class Stub(nn.Module):
+        def __init__(self, d_model: int, n_heads: int, dropout: float = 0.0, max_len: int = 64) -> None:
+            super().__init__()
+            raise NotImplementedError("not written yet")
+
+    assert "not written yet" in check_causal_self_attention(Stub).message
+
+
+def _pre_ln(x: Any, attention: Any, ffn: Any, norm1: Any, norm2: Any) -> Any:
+    h = x + attention(norm1(x))
+    return h + ffn(norm2(h))
+
+
+def test_pre_ln_reference_passes(capsys: pytest.CaptureFixture[str]) -> None:
+    assert check_pre_ln_block(_pre_ln).ok
+    assert capsys.readouterr().out.startswith("✓ pre-LN block: all 3 cases pass.")
+
+
+def _post_ln(x: Any, attention: Any, ffn: Any, norm1: Any, norm2: Any) -> Any:
+    h = norm1(x + attention(x))
+    return norm2(h + ffn(h))
+
+
+def _no_attention_residual(x: Any, attention: Any, ffn: Any, norm1: Any, norm2: Any) -> Any:
+    h = attention(norm1(x))
+    return h + ffn(norm2(h))
+
+
+def _no_ffn_residual(x: Any, attention: Any, ffn: Any, norm1: Any, norm2: Any) -> Any:
+    h = x + attention(norm1(x))
+    return ffn(norm2(h))
+
+
+def _normalized_output(x: Any, attention: Any, ffn: Any, norm1: Any, norm2: Any) -> Any:
+    h = x + norm1(attention(x))
+    return h + ffn(h)
+
+
+def _parallel(x: Any, attention: Any, ffn: Any, norm1: Any, norm2: Any) -> Any:
+    return x + attention(norm1(x)) + ffn(norm2(x))
+
+
+PRE_LN_MISTAKES = {
+    _post_ln: "it is the post-LN block",
+    _no_attention_residual: "the attention has no residual connection",
+    _no_ffn_residual: "the feed-forward network has no residual connection",
+    _normalized_output: "the LayerNorm is applied to the sublayer's output",
+    _parallel: "the feed-forward network reads the block's input x",
+}
+
+
+@pytest.mark.parametrize("fn", PRE_LN_MISTAKES, ids=lambda fn: fn.__name__)
+def test_pre_ln_mistakes_are_named(fn: Any) -> None:
+    result = check_pre_ln_block(fn)
+    assert not result.ok and PRE_LN_MISTAKES[fn] in result.message, result.message

@@ -1,0 +1,188 @@
+"""Lesson 08's checkers: the reference passes, and each typical mistake, written as a learner would write it,
+gets its exact sentence."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pytest
+from numpy.typing import NDArray
+
+from course.checkers import check_causal_linear_attention, check_chunked_attention, check_window_mask
+from course.checkers._cost import (
+    CHUNK_MAX,
+    LINEAR_EMPTY,
+    LINEAR_NO_DIVIDE,
+    LINEAR_NO_FEATURES,
+    LINEAR_NOT_CAUSAL,
+    NO_ACC_RESCALE,
+    NO_DIVIDE,
+    NO_SCALE,
+    NO_SUM_RESCALE,
+    OVERFLOW,
+)
+from course.efficient import chunked_attention, sliding_window_mask
+
+Array = NDArray[Any]
+
+
+def learner(bug: str = "") -> Any:
+    """A learner's chunked attention, right or with one mistake."""
+
+    def fn(q: Array, k: Array, v: Array, chunk: int) -> Array:
+        scale = 1.0 if bug == "scale" else 1 / math.sqrt(q.shape[1])
+        m = np.full(len(q), -np.inf)
+        total = np.zeros(len(q))
+        acc = np.zeros((len(q), v.shape[1]))
+        for start in range(0, len(k), chunk):
+            s = q @ k[start : start + chunk].T * scale
+            m_new = np.maximum(m, s.max(axis=1))
+            if bug == "chunk max":
+                p = np.exp(s - s.max(axis=1, keepdims=True))
+            elif bug == "no max":
+                p = np.exp(s)
+            else:
+                p = np.exp(s - m_new[:, None])
+            c = np.ones(len(q)) if bug == "no max" else np.exp(m - m_new)  # no max: nothing to rescale
+            total = (total if bug == "sum" else total * c) + p.sum(axis=1)
+            acc = (acc if bug == "acc" else acc * c[:, None]) + p @ v[start : start + chunk]
+            m = m_new
+        return acc if bug == "divide" else acc / total[:, None]
+
+    return fn
+
+
+def test_the_reference_and_a_learners_right_solution_pass(capsys: pytest.CaptureFixture[str]) -> None:
+    assert check_chunked_attention(chunked_attention)
+    assert check_chunked_attention(learner())
+    assert check_window_mask(sliding_window_mask)
+    assert capsys.readouterr().out.count("✓") == 3
+
+
+@pytest.mark.parametrize(
+    ("bug", "sentence"),
+    [
+        ("sum", NO_SUM_RESCALE),
+        ("acc", NO_ACC_RESCALE),
+        ("divide", NO_DIVIDE),
+        ("chunk max", CHUNK_MAX),
+        ("scale", NO_SCALE),
+    ],
+)
+def test_each_online_softmax_mistake_is_named(bug: str, sentence: str) -> None:
+    result = check_chunked_attention(learner(bug))
+    assert not result
+    assert result.message.startswith("✗ chunked attention, case 1 of 6 (4 queries, 8 keys in chunks of 2): ")
+    assert result.message.endswith(f"; {sentence}.")
+
+
+def test_exponentials_without_the_maximum_overflow_on_large_scores() -> None:
+    result = check_chunked_attention(learner("no max"))
+    assert result.message.startswith(
+        "✗ chunked attention, case 6 of 6 (large scores, 2 queries, 9 keys in chunks of 3): "
+        "output[0, 0] is nan"
+    )
+    assert result.message.endswith(f" ({OVERFLOW}).")
+
+
+def test_the_stub_is_not_written_yet() -> None:
+    def stub(q: Array, k: Array, v: Array, chunk: int) -> Array:
+        raise NotImplementedError
+
+    assert check_chunked_attention(stub).message.startswith("· chunked attention: not written yet.")
+
+
+def _band(n: int, w: int) -> Array:
+    i, j = np.arange(n)[:, None], np.arange(n)[None, :]
+    return np.abs(i - j) < w
+
+
+@pytest.mark.parametrize(
+    ("fn", "sentence"),
+    [
+        (
+            lambda n, w: sliding_window_mask(n, w + 1),
+            "query 3 may attend to key 0, 3 positions back, outside its window of 3 keys: itself and the 2 "
+            "before it (mask[3, 0] should be False); the window holds 4 keys, one too many: query i sees "
+            "keys i - window < j <= i, that is itself and the window - 1 before it",
+        ),
+        (
+            lambda n, w: (
+                (np.arange(n)[None, :] <= np.arange(n)[:, None])
+                & (np.arange(n)[None, :] > np.arange(n)[:, None] - w + 1)
+            ),
+            "query 2 is blocked from key 0, 2 positions back, which is inside its window of 3 keys "
+            "(mask[2, 0] should be True); the window holds 2 keys, one too few: query i sees keys "
+            "i - window < j <= i, itself included",
+        ),
+        (
+            _band,
+            "query 0 may attend to key 1, a future position (mask[0, 1] should be False); the band is "
+            "symmetric, so each query also sees the next keys, its future; keep only j <= i",
+        ),
+        (
+            lambda n, w: ~sliding_window_mask(n, w),
+            "query 0 is blocked from itself which is inside its window of 3 keys (mask[0, 0] should be "
+            "True); the mask is inverted; here True means may attend",
+        ),
+        (
+            lambda n, w: np.tril(np.ones((n, n), dtype=bool)),
+            "query 3 may attend to key 0, 3 positions back, outside its window of 3 keys: itself and the 2 "
+            "before it (mask[3, 0] should be False); it is the plain causal mask: every past key is allowed; "
+            "keep only the last `window` keys",
+        ),
+    ],
+)
+def test_each_window_mistake_is_named(fn: Any, sentence: str) -> None:
+    result = check_window_mask(fn)
+    assert result.message == f"✗ sliding-window mask, case 1 of 4 (n = 6, window = 3): {sentence}."
+
+
+def test_a_mask_of_integers_is_refused() -> None:
+    result = check_window_mask(lambda n, w: sliding_window_mask(n, w).astype(int))
+    assert "expected bool" in result.message
+
+
+def _causal_linear(bug: str = "") -> Any:
+    """A learner's causal linear attention, right or with one mistake."""
+
+    def fn(q: Array, k: Array, v: Array) -> Array:
+        def phi(x: Array) -> Array:
+            return x if bug == "features" else np.where(x > 0, x + 1, np.exp(np.minimum(x, 0)))
+
+        fq, fk = phi(q), phi(k)
+        kv = fk[:, :, None] * v[:, None, :]  # (n, d_k, d_v)
+        if bug == "all keys":
+            s, z = np.broadcast_to(kv.sum(axis=0), kv.shape), np.broadcast_to(fk.sum(axis=0), fk.shape)
+        elif bug == "exclusive":
+            s, z = np.cumsum(kv, axis=0) - kv, np.cumsum(fk, axis=0) - fk
+        else:
+            s, z = np.cumsum(kv, axis=0), np.cumsum(fk, axis=0)
+        num = np.einsum("nd,nde->ne", fq, s)
+        return num if bug == "divide" else num / np.einsum("nd,nd->n", fq, z)[:, None]
+
+    return fn
+
+
+def test_causal_linear_attention_reference_passes() -> None:
+    assert check_causal_linear_attention(_causal_linear())
+
+
+@pytest.mark.parametrize(
+    ("bug", "sentence"),
+    [("all keys", LINEAR_NOT_CAUSAL), ("divide", LINEAR_NO_DIVIDE), ("features", LINEAR_NO_FEATURES)],
+)
+def test_each_causal_linear_mistake_is_named(bug: str, sentence: str) -> None:
+    result = check_causal_linear_attention(_causal_linear(bug))
+    assert result.message.startswith("✗ causal linear attention, case 1 of 4 (n = 5, d_k = 3, d_v = 2): ")
+    assert result.message.endswith(f"; {sentence}.")
+
+
+def test_sums_that_leave_out_the_query_itself_are_named() -> None:
+    result = check_causal_linear_attention(_causal_linear("exclusive"))
+    assert result.message.startswith(
+        "✗ causal linear attention, case 1 of 4 (n = 5, d_k = 3, d_v = 2): output[0, 0] is nan"
+    )
+    assert result.message.endswith(f" ({LINEAR_EMPTY}).")

@@ -1,0 +1,219 @@
+"""Lesson 06's checkers: the reference passes, and each typical mistake, written as a learner would write it,
+gets its exact sentence."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from course.attention import causal_mask, padding_mask, scaled_dot_product_attention, self_attention, softmax
+from course.checkers import check_cross_attention, check_decoder_attention
+from course.checkers._uses import (
+    BOTH_BUGS_WORDS,
+    BROADCAST_HINT,
+    CAUSAL_CROSS_DECODER_WORDS,
+    CAUSAL_CROSS_WORDS,
+    DECODER_KEYS_WORDS,
+    ENCODER_QUERIES_WORDS,
+    NO_PADDING_WORDS,
+    QUERY_AXIS_WORDS,
+    RESIDUAL_QUERIES_WORDS,
+    SELF_UNMASKED_WORDS,
+)
+from course.seq2seq import cross_attention, decoder_attention
+
+# ----------------------------------------------------------------------------------------------------
+# Exercise 1: cross-attention with a padded encoder batch
+
+
+def _attend(q, k, v, mask, scale):
+    scores = q @ np.swapaxes(k, -1, -2) * scale
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    weights = softmax(scores)
+    return weights @ v, weights
+
+
+def learner_cross(x_dec, memory, w_q, w_k, w_v, memory_lengths):
+    q = x_dec @ w_q
+    k, v = memory @ w_k, memory @ w_v
+    mask = np.arange(memory.shape[1])[None, None, :] < memory_lengths[:, None, None]
+    return _attend(q, k, v, mask, 1 / np.sqrt(q.shape[-1]))
+
+
+def queries_from_encoder(x_dec, memory, w_q, w_k, w_v, memory_lengths):
+    q = memory @ w_q
+    mask = np.arange(memory.shape[1])[None, None, :] < memory_lengths[:, None, None]
+    return _attend(q, memory @ w_k, memory @ w_v, mask, 1 / np.sqrt(q.shape[-1]))
+
+
+def mask_on_query_axis(x_dec, memory, w_q, w_k, w_v, memory_lengths):
+    q = x_dec @ w_q
+    mask = np.arange(memory.shape[1])[None, :, None] < memory_lengths[:, None, None]  # (B, T_enc, 1)
+    return _attend(q, memory @ w_k, memory @ w_v, mask, 1 / np.sqrt(q.shape[-1]))
+
+
+def causal_cross(x_dec, memory, w_q, w_k, w_v, memory_lengths):
+    q = x_dec @ w_q
+    t_dec, t_enc = x_dec.shape[1], memory.shape[1]
+    pad = np.arange(t_enc)[None, None, :] < memory_lengths[:, None, None]
+    mask = np.tril(np.ones((t_dec, t_enc), dtype=bool)) & pad
+    return _attend(q, memory @ w_k, memory @ w_v, mask, 1 / np.sqrt(q.shape[-1]))
+
+
+def scaled_by_d_model(x_dec, memory, w_q, w_k, w_v, memory_lengths):
+    q = x_dec @ w_q
+    mask = np.arange(memory.shape[1])[None, None, :] < memory_lengths[:, None, None]
+    return _attend(q, memory @ w_k, memory @ w_v, mask, 1 / np.sqrt(x_dec.shape[-1]))
+
+
+def no_padding(x_dec, memory, w_q, w_k, w_v, memory_lengths):
+    q = x_dec @ w_q
+    return _attend(q, memory @ w_k, memory @ w_v, None, 1 / np.sqrt(q.shape[-1]))
+
+
+def keys_from_decoder(x_dec, memory, w_q, w_k, w_v, memory_lengths):
+    q = x_dec @ w_q
+    mask = np.arange(memory.shape[1])[None, None, :] < memory_lengths[:, None, None]
+    return _attend(q, x_dec @ w_k, x_dec @ w_v, mask, 1 / np.sqrt(q.shape[-1]))
+
+
+def test_the_reference_and_a_learners_solution_pass() -> None:
+    assert check_cross_attention(cross_attention).ok
+    assert check_cross_attention(learner_cross).ok
+    assert check_cross_attention(lambda *args: learner_cross(*args)[0]).ok  # the output alone
+
+
+@pytest.mark.parametrize(
+    ("fn", "sentence"),
+    [
+        (
+            queries_from_encoder,
+            "✗ cross-attention, case 1 of 5 (T_dec = 3, T_enc = 5, memory lengths 5 and 3): the output has "
+            f"shape (2, 5, 4), expected (2, 3, 4); {ENCODER_QUERIES_WORDS}.",
+        ),
+        (
+            causal_cross,
+            "✗ cross-attention, case 1 of 5 (T_dec = 3, T_enc = 5, memory lengths 5 and 3): weights[0, 0, 0] "
+            f"is 1, expected 0.0212857; {CAUSAL_CROSS_WORDS}.",
+        ),
+        (no_padding, f"{NO_PADDING_WORDS}."),
+        (scaled_by_d_model, "it matches scaling by 1/√d_model; scale by 1/√d_k"),
+    ],
+)
+def test_each_typical_mistake_is_named(fn, sentence: str, capsys: pytest.CaptureFixture[str]) -> None:
+    result = check_cross_attention(fn)
+    assert not result.ok
+    assert sentence in result.message
+    assert capsys.readouterr().out.strip() == result.message
+
+
+def test_the_mask_on_the_query_axis_is_named_where_it_runs_and_hinted_where_it_cannot() -> None:
+    message = check_cross_attention(mask_on_query_axis).message
+    assert message.startswith("✗ cross-attention, case 1 of 5")
+    assert message.endswith(f"({BROADCAST_HINT}).")
+    # once T_dec = T_enc lets it run, the mistake is named
+    square = check_cross_attention(
+        lambda x, m, *rest: (
+            mask_on_query_axis(x[:, :4], m, *rest) if x.shape[1] == m.shape[1] else learner_cross(x, m, *rest)
+        )
+    )
+    assert square.message.endswith(f"{QUERY_AXIS_WORDS}.")
+    keys = check_cross_attention(
+        lambda x, m, *rest: (
+            keys_from_decoder(x, m, *rest) if x.shape[1] == m.shape[1] else learner_cross(x, m, *rest)
+        )
+    )
+    assert keys.message.endswith(f"{DECODER_KEYS_WORDS}.")
+
+
+def test_a_stub_is_not_written_yet() -> None:
+    def stub(*args):
+        raise NotImplementedError
+
+    assert check_cross_attention(stub).message.startswith("· cross-attention: not written yet.")
+
+
+# ----------------------------------------------------------------------------------------------------
+# Exercise 2: find the bugs in a decoder's attention
+
+
+def buggy(y, memory, self_w, cross_w):
+    t_dec, t_enc = y.shape[-2], memory.shape[-2]
+    h = y + self_attention(y, *self_w)[0]
+    q, k, v = h @ cross_w[0], memory @ cross_w[1], memory @ cross_w[2]
+    return h + scaled_dot_product_attention(q, k, v, causal_mask(t_dec, t_enc))[0]
+
+
+def fixed(y, memory, self_w, cross_w):
+    t_dec = y.shape[-2]
+    h = y + self_attention(y, *self_w, mask=causal_mask(t_dec))[0]
+    q, k, v = h @ cross_w[0], memory @ cross_w[1], memory @ cross_w[2]
+    return h + scaled_dot_product_attention(q, k, v)[0]
+
+
+def only_cross_fixed(y, memory, self_w, cross_w):
+    h = y + self_attention(y, *self_w)[0]
+    return h + scaled_dot_product_attention(h @ cross_w[0], memory @ cross_w[1], memory @ cross_w[2])[0]
+
+
+def only_self_fixed(y, memory, self_w, cross_w):
+    t_dec, t_enc = y.shape[-2], memory.shape[-2]
+    h = y + self_attention(y, *self_w, mask=causal_mask(t_dec))[0]
+    q, k, v = h @ cross_w[0], memory @ cross_w[1], memory @ cross_w[2]
+    return h + scaled_dot_product_attention(q, k, v, causal_mask(t_dec, t_enc))[0]
+
+
+def queries_from_y(y, memory, self_w, cross_w):
+    h = y + self_attention(y, *self_w, mask=causal_mask(y.shape[-2]))[0]
+    return h + scaled_dot_product_attention(y @ cross_w[0], memory @ cross_w[1], memory @ cross_w[2])[0]
+
+
+def cross_on_itself(y, memory, self_w, cross_w):
+    h = y + self_attention(y, *self_w, mask=causal_mask(y.shape[-2]))[0]
+    return h + scaled_dot_product_attention(h @ cross_w[0], h @ cross_w[1], h @ cross_w[2])[0]
+
+
+def test_the_fixed_decoder_passes() -> None:
+    assert check_decoder_attention(decoder_attention).ok
+    assert check_decoder_attention(fixed).ok
+
+
+@pytest.mark.parametrize(
+    ("fn", "words"),
+    [
+        (buggy, BOTH_BUGS_WORDS),
+        (only_cross_fixed, SELF_UNMASKED_WORDS),
+        (only_self_fixed, CAUSAL_CROSS_DECODER_WORDS),
+        (queries_from_y, RESIDUAL_QUERIES_WORDS),
+        (cross_on_itself, DECODER_KEYS_WORDS),
+    ],
+)
+def test_each_bug_left_in_is_named(fn, words: str) -> None:
+    result = check_decoder_attention(fn)
+    assert not result.ok
+    assert result.message.startswith(
+        "✗ decoder attention, case 1 of 4 (T_dec = 4, T_enc = 6, d = 4): output["
+    )
+    assert result.message.endswith(f"; {words}.")
+
+
+def test_the_checkers_leave_the_learners_inputs_alone_and_say_so_when_changed() -> None:
+    def in_place(y, memory, self_w, cross_w):
+        y += 0.0
+        memory *= 2.0
+        return fixed(y, memory, self_w, cross_w)
+
+    message = check_decoder_attention(in_place).message
+    assert "changed its input `memory` in place" in message
+
+
+def test_the_padding_mask_of_the_cases_is_real() -> None:
+    # the cases include padded memories: the reference differs from attention without the padding
+    x = np.ones((1, 2, 2))
+    out, weights = cross_attention(
+        x, np.arange(6.0).reshape(1, 3, 2), np.eye(2), np.eye(2), np.eye(2), np.array([2])
+    )
+    assert weights[0, :, 2].max() == 0.0
+    assert np.array_equal(padding_mask([2], 3), weights[0, :1] > 0)
+    assert out.shape == (1, 2, 2)
