@@ -8,18 +8,34 @@
 
 from __future__ import annotations
 
-from course.checkers._attention import check_attend_one, check_attention, check_softmax_jacobian
+from course.checkers._attention import (
+    check_attend_one,
+    check_attention,
+    check_fixed_attention,
+    check_softmax_jacobian,
+)
 from course.checkers._block import check_causal_self_attention, check_layer_norm, check_pre_ln_block
 from course.checkers._cost import check_causal_linear_attention, check_chunked_attention, check_window_mask
 from course.checkers._engine import CheckResult
-from course.checkers._heads import check_merge_heads, check_multi_head, check_split_heads
-from course.checkers._masks import check_causal_mask, check_masked_attention, check_padding_mask
+from course.checkers._heads import check_grouped_query, check_merge_heads, check_multi_head, check_split_heads
+from course.checkers._masks import (
+    check_causal_mask,
+    check_decoding_mask,
+    check_masked_attention,
+    check_padding_mask,
+)
 from course.checkers._self_attention import (
     check_permutation_test,
     check_positional_encoding,
+    check_rotary,
     check_self_attention,
 )
-from course.checkers._softmax import check_contextualize, check_softmax, check_softmax_temperature
+from course.checkers._softmax import (
+    check_contextualize,
+    check_logsumexp,
+    check_softmax,
+    check_softmax_temperature,
+)
 from course.checkers._uses import check_cross_attention, check_decoder_attention
 from course.checkers._warmup import check_dot, check_weighted_average
 
@@ -34,8 +50,12 @@ __all__ = [
     "check_contextualize",
     "check_cross_attention",
     "check_decoder_attention",
+    "check_decoding_mask",
     "check_dot",
+    "check_fixed_attention",
+    "check_grouped_query",
     "check_layer_norm",
+    "check_logsumexp",
     "check_masked_attention",
     "check_merge_heads",
     "check_multi_head",
@@ -43,6 +63,7 @@ __all__ = [
     "check_permutation_test",
     "check_positional_encoding",
     "check_pre_ln_block",
+    "check_rotary",
     "check_self_attention",
     "check_softmax",
     "check_softmax_jacobian",

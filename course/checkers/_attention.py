@@ -20,6 +20,7 @@ __all__ = [
     "attention_mistakes",
     "check_attend_one",
     "check_attention",
+    "check_fixed_attention",
     "check_softmax_jacobian",
     "scale_mistakes",
 ]
@@ -247,6 +248,80 @@ def check_softmax_jacobian(fn: Callable[[NDArray[Any]], Any]) -> CheckResult:
                 (2, 3, 5),
                 "p has batch axes here: n is p.shape[-1], and np.diag and np.outer take a single vector; "
                 "build the matrices by broadcasting, with p[..., :, None] and p[..., None, :]",
+            ),
+        ],
+    )
+
+
+# ----------------------------------------------------------------------------------------------------
+# Find the bug (lesson 02): an attention function that reads d_k as len(q[0])
+
+_WIDTH_FIX = "; d_k is the width of the queries and keys, the last axis: q.shape[-1]"
+
+
+def _fix_case(name: str, q: NDArray[Any], k: NDArray[Any], v: NDArray[Any]) -> Case:
+    """Attention on ``q`` (..., T_q, d_k), ``k`` (..., T_k, d_k), ``v`` (..., T_k, d_v), with the wrong
+    widths a learner may put under the root instead of d_k, each named by the expression that gives it."""
+    out, weights = scaled_dot_product_attention(q, k, v)  # (..., T_q, d_v), (..., T_q, T_k)
+    d_k = q.shape[-1]
+    mistakes = scale_mistakes(
+        lambda scale: scaled_dot_product_attention(q, k, v, scale=scale)[0],
+        1 / math.sqrt(d_k),
+        [
+            (
+                1 / math.sqrt(len(q[0])),
+                "d_k = len(q[0]) or q.shape[1], the bug left in place: axis 1 of q, the width only without "
+                "batch axes",
+            ),
+            (1 / math.sqrt(len(q)), "d_k = len(q)"),
+            (1 / math.sqrt(q.shape[-2]), "d_k = q.shape[-2], the number of queries"),
+            (1 / math.sqrt(k.shape[-2]), "d_k = k.shape[-2], the number of keys"),
+            (1 / math.sqrt(v.shape[-1]), "d_k = v.shape[-1], the width of the values"),
+            (1.0, "attention without scaling"),
+            (1 / d_k, "scaling by 1/d_k"),
+        ],
+        _WIDTH_FIX,
+    )
+    mistakes.append(
+        (weights, "these are the attention weights; return the output, weights @ v, or (output, weights)")
+    )
+    return Case(
+        name,
+        (q, k, v),
+        out,
+        weights,
+        None,
+        2,
+        tuple(mistakes),
+        error_hint=_TRANSPOSE_HINT,
+        error_when=MATMUL_ERRORS,
+    )
+
+
+def check_fixed_attention(fn: Callable[..., Any]) -> CheckResult:
+    """Check ``fn(q, k, v)``: the repaired buggy attention of lesson 02, softmax(q kᵀ / √d_k) v with d_k
+    read from the last axis. ``q`` (..., T_q, d_k), ``k`` (..., T_k, d_k), ``v`` (..., T_k, d_v); ``fn``
+    returns the output, or ``(output, weights)``. Each wrong width under the root is named by the expression
+    that gives it.
+    """
+    rng = np.random.default_rng(2002)
+
+    def r(*shape: int) -> NDArray[np.float64]:
+        return rng.standard_normal(shape)
+
+    return run_cases(
+        "fixed_attention",
+        fn,
+        [
+            _fix_case("no batch axes: 5 queries, 6 keys, d_k = 4, d_v = 7", r(5, 4), r(6, 4), r(6, 7)),
+            _fix_case(
+                "batch axes (B, h) = (2, 3): 5 queries, 6 keys, d_k = 4, d_v = 7",
+                r(2, 3, 5, 4),
+                r(2, 3, 6, 4),
+                r(2, 3, 6, 7),
+            ),
+            _fix_case(
+                "batch axis B = 3: 2 queries, 5 keys, d_k = 6, d_v = 1", r(3, 2, 6), r(3, 5, 6), r(3, 5, 1)
             ),
         ],
     )

@@ -1,9 +1,12 @@
-"""Checkers for lesson 04: splitting and merging heads, and multi-head attention."""
+"""Checkers for lesson 04: splitting and merging heads, multi-head attention, and grouped-query attention."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -11,10 +14,20 @@ from numpy.typing import NDArray
 
 from course.attention import merge_heads, multi_head_attention, scaled_dot_product_attention, split_heads
 from course.checkers._attention import scale_mistakes
-from course.checkers._engine import Case, CheckResult, run_cases
+from course.checkers._engine import Case, CheckResult, Problem, call_learner, run_cases
 from course.checkers._self_attention import TRANSPOSED_WORDS
+from course.grouped import grouped_query_attention
 
-__all__ = ["check_merge_heads", "check_multi_head", "check_split_heads"]
+__all__ = [
+    "GQA_AVERAGED",
+    "GQA_D_MODEL_SCALE",
+    "GQA_NOT_CAUGHT",
+    "GQA_TILED",
+    "check_grouped_query",
+    "check_merge_heads",
+    "check_multi_head",
+    "check_split_heads",
+]
 
 
 def check_split_heads(fn: Callable[[NDArray[Any], int], Any]) -> CheckResult:
@@ -161,3 +174,130 @@ def check_multi_head(fn: Callable[..., Any]) -> CheckResult:
             case("a batch of 3, 4 heads", 3, 4, 4, 8, 4),
         ],
     )
+
+
+# ----------------------------------------------------------------------------------------------------
+# Grouped-query attention (section 6): the typical mistakes, named
+
+GQA_TILED = (
+    "it matches repeating the key/value heads in the wrong order (np.tile gives heads 0, 1, 0, 1, …); "
+    "query head i shares key/value head i // (n_heads // n_kv_heads), so repeat each one in place: "
+    "np.repeat(k, n_heads // n_kv_heads, axis=1), torch's repeat_interleave"
+)
+GQA_D_MODEL_SCALE = (
+    "it matches scaling by 1/√d_model; each head scales by 1/√d_head, the width of its own queries and keys"
+)
+GQA_AVERAGED = (
+    "it matches averaging the key/value heads into one; each group of n_heads // n_kv_heads query heads "
+    "shares its own key/value head, unchanged"
+)
+GQA_NOT_CAUGHT = (
+    "check `n_heads % n_kv_heads` first and raise a ValueError saying that n_kv_heads must divide n_heads"
+)
+
+
+def _gqa_variant(
+    x: NDArray[Any],
+    w_q: NDArray[Any],
+    w_k: NDArray[Any],
+    w_v: NDArray[Any],
+    w_o: NDArray[Any],
+    n_heads: int,
+    n_kv_heads: int,
+    *,
+    bug: str,
+) -> NDArray[Any]:
+    """Grouped-query attention with one typical mistake: 'tile', 'd_model' or 'average'."""
+    d_model = x.shape[-1]
+    q = split_heads(x @ w_q, n_heads)  # (B, h, T, d_head)
+    k, v = split_heads(x @ w_k, n_kv_heads), split_heads(x @ w_v, n_kv_heads)  # (B, h_kv, T, d_head)
+    group = n_heads // n_kv_heads
+    if bug == "tile":
+        k, v = np.tile(k, (1, group, 1, 1)), np.tile(v, (1, group, 1, 1))  # heads 0, 1, …, 0, 1, …
+    elif bug == "average":
+        k, v = k.mean(axis=1, keepdims=True), v.mean(axis=1, keepdims=True)  # (B, 1, T, d_head), broadcast
+    else:
+        k, v = np.repeat(k, group, axis=1), np.repeat(v, group, axis=1)  # (B, h, T, d_head)
+    scale = 1 / math.sqrt(d_model) if bug == "d_model" else None
+    heads = scaled_dot_product_attention(q, k, v, scale=scale)[0]  # (B, h, T, d_head)
+    out: NDArray[Any] = merge_heads(heads) @ w_o  # (B, T, d_model)
+    return out
+
+
+@dataclass(frozen=True)
+class _Indivisible:
+    """A call whose n_kv_heads does not divide n_heads: the function must raise a ValueError that says so."""
+
+    name: str
+    args: tuple[Any, ...]
+
+
+def _check_indivisible(fn: Callable[..., Any], case: _Indivisible) -> None:
+    n_heads, n_kv_heads = case.args[-2], case.args[-1]
+    try:
+        call_learner(fn, case.args)
+    except Problem as problem:
+        sentence = str(problem)
+        words = sentence.lower()
+        refused = sentence.startswith("your function raised ValueError")
+        if refused and any(word in words for word in ("divid", "multiple", "head")):
+            return
+        raise Problem(f"{sentence}; {GQA_NOT_CAUGHT}") from None
+    raise Problem(
+        f"n_kv_heads = {n_kv_heads} does not divide n_heads = {n_heads}, yet your function returned a "
+        f"result; {GQA_NOT_CAUGHT}"
+    )
+
+
+def check_grouped_query(fn: Callable[..., Any]) -> CheckResult:
+    """Check ``fn(x, w_q, w_k, w_v, w_o, n_heads, n_kv_heads)``: grouped-query self-attention, no biases.
+
+    ``x`` (B, T, d_model), ``w_q`` and ``w_o`` (d_model, d_model), ``w_k`` and ``w_v``
+    (d_model, n_kv_heads·d_head). ``fn`` returns the output (B, T, d_model), or ``(output, weights)`` with
+    per-query-head weights (B, h, T, T); it raises ValueError when n_kv_heads does not divide n_heads.
+    """
+    title = "grouped-query attention"
+    rng = np.random.default_rng(404)
+
+    def arguments(b: int, t: int, d: int, h: int, h_kv: int) -> tuple[Any, Any, Any, Any, Any, int, int]:
+        d_kv = h_kv * (d // h)
+        x = rng.standard_normal((b, t, d))
+        w_q, w_o = (rng.standard_normal((d, d)) / math.sqrt(d) for _ in range(2))
+        w_k, w_v = (rng.standard_normal((d, d_kv)) / math.sqrt(d) for _ in range(2))
+        return (x, w_q, w_k, w_v, w_o, h, h_kv)
+
+    def case(name: str, b: int, t: int, d: int, h: int, h_kv: int) -> Case:
+        args = arguments(b, t, d, h, h_kv)
+        out, weights = grouped_query_attention(*args)
+        mistakes = (
+            (_gqa_variant(*args, bug="tile"), GQA_TILED),
+            (_gqa_variant(*args, bug="d_model"), GQA_D_MODEL_SCALE),
+            (_gqa_variant(*args, bug="average"), GQA_AVERAGED),
+        )
+        return Case(name, args, out, weights, mistakes=mistakes)
+
+    cases = [
+        case("4 query heads, 2 key/value heads, T = 3, d_model = 8", 1, 3, 8, 4, 2),
+        case("6 query heads, 3 key/value heads, a batch of 2", 2, 4, 12, 6, 3),
+        case("multi-query: 4 query heads, 1 key/value head", 2, 3, 8, 4, 1),
+        case("as many key/value heads as query heads", 1, 3, 8, 2, 2),
+        case("a length-1 sequence", 2, 1, 8, 4, 2),
+        case("d_head = 1, 4 query heads, 2 key/value heads", 1, 3, 4, 4, 2),
+    ]
+    with contextlib.redirect_stdout(io.StringIO()):  # the sentence is printed below, counting the last case
+        result = run_cases(title, fn, cases)
+    total = len(cases) + 1
+    if not result.ok:
+        message = result.message.replace(f" of {len(cases)} (", f" of {total} (", 1)
+        print(message)
+        return CheckResult(False, message)
+    indivisible = _Indivisible("4 key/value heads for 6 query heads", arguments(1, 3, 12, 6, 4))
+    try:
+        _check_indivisible(fn, indivisible)
+    except Problem as problem:
+        message = f"✗ {title}, case {total} of {total} ({indivisible.name}): {problem}."
+        print(message)
+        return CheckResult(False, message)
+    message = f"✓ {title}: all {total} cases pass."
+    print(message)
+    return CheckResult(True, message)

@@ -13,7 +13,16 @@ from course.checkers._attention import attention_case
 from course.checkers._engine import Case, CheckResult, run_cases
 from course.checkers._softmax import STABLE_HINT
 
-__all__ = ["check_causal_mask", "check_masked_attention", "check_padding_mask"]
+__all__ = [
+    "DECODING_BLOCKED_TRUE",
+    "DECODING_OFF_BY_ONE",
+    "DECODING_TOP_LEFT",
+    "DECODING_TRANSPOSED",
+    "check_causal_mask",
+    "check_decoding_mask",
+    "check_masked_attention",
+    "check_padding_mask",
+]
 
 
 def check_masked_attention(fn: Callable[..., Any]) -> CheckResult:
@@ -114,3 +123,62 @@ def check_padding_mask(fn: Callable[[NDArray[Any], int], Any]) -> CheckResult:
             case("lengths 3, 1 and 5, t = 5", [3, 1, 5], 5),
         ],
     )
+
+
+DECODING_TOP_LEFT = (
+    "it is aligned top-left, j <= i, as `is_causal=True` builds it: the queries are the last t_q "
+    "positions, so query i may see keys j <= i + (t_k - t_q)"
+)
+DECODING_OFF_BY_ONE = (
+    "each query misses its own key, one too few: query i may see keys j <= i + (t_k - t_q), the bound "
+    "included"
+)
+DECODING_TRANSPOSED = (
+    "the mask is transposed: rows are the t_q queries and columns the t_k keys, shape (t_q, t_k)"
+)
+DECODING_BLOCKED_TRUE = (
+    "the mask is inverted (True = blocked is nn.MultiheadAttention's convention); here True means may attend"
+)
+
+
+def _decoding_words(offset: int) -> Callable[[tuple[int, ...], bool, str], str]:
+    def words(index: tuple[int, ...], expected: bool, where: str) -> str:
+        i, j = index[-2:]
+        position = i + offset
+        if expected:
+            return (
+                f"query {i} (sequence position {position}) is blocked from key {j}, which it may see "
+                f"({where} should be True)"
+            )
+        return (
+            f"query {i} (sequence position {position}) may attend to key {j}, a future position "
+            f"({where} should be False)"
+        )
+
+    return words
+
+
+def check_decoding_mask(fn: Callable[[int, int], Any]) -> CheckResult:
+    """Check ``fn(t_q, t_k)``: the (t_q, t_k) boolean causal mask aligned bottom-right, True where query i may
+    attend to key j, that is j <= i + (t_k - t_q): the t_q queries are the last t_q of the t_k positions (the
+    decoding case, t_k - t_q of them cached). Equal to torch's ``causal_lower_right(t_q, t_k)``."""
+
+    def case(t_q: int, t_k: int) -> Case:
+        mask = causal_mask(t_q, t_k)  # (t_q, t_k), bottom-right
+        i, j = np.arange(t_q)[:, None], np.arange(t_k)[None, :]
+        offset = t_k - t_q
+        mistakes = (
+            (causal_mask(t_q, t_k, align="top-left"), DECODING_TOP_LEFT),
+            (j < i + offset, DECODING_OFF_BY_ONE),
+            (mask.T, DECODING_TRANSPOSED),
+            (~mask, DECODING_BLOCKED_TRUE),
+        )
+        return Case(
+            f"t_q = {t_q}, t_k = {t_k}",
+            (t_q, t_k),
+            mask,
+            mistakes=mistakes,
+            mask_words=_decoding_words(offset),
+        )
+
+    return run_cases("decoding mask", fn, [case(2, 5), case(1, 4), case(3, 3), case(4, 7)])

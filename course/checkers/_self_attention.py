@@ -1,5 +1,5 @@
-"""Checkers for lesson 03: self-attention with learned projections, the sinusoidal positional encoding and a
-permutation test."""
+"""Checkers for lesson 03: self-attention with learned projections, the sinusoidal positional encoding, a
+permutation test and rotary position embeddings."""
 
 from __future__ import annotations
 
@@ -22,11 +22,17 @@ from course.checkers._engine import (
     run_cases,
     shape_text,
 )
+from course.positions import apply_rotary, pair_frequencies
 
 __all__ = [
+    "ROTARY_HALVES",
+    "ROTARY_POSITIONS_IGNORED",
+    "ROTARY_SINE_SIGN",
+    "ROTARY_UNSCALED",
     "TRANSPOSED_WORDS",
     "check_permutation_test",
     "check_positional_encoding",
+    "check_rotary",
     "check_self_attention",
 ]
 
@@ -206,4 +212,70 @@ def check_permutation_test(
             case("a running sum over positions", running_sum, False),
         ],
         check=_check_permutation_case,
+    )
+
+
+# ----------------------------------------------------------------------------------------------------
+# Rotary position embeddings (lesson 03, the transfer exercise)
+
+ROTARY_HALVES = (
+    "it matches pairing column i with column i + d/2 (the rotate-half layout of GPT-NeoX and Llama); this "
+    "lesson pairs adjacent columns (2i, 2i + 1), like the sinusoidal encoding"
+)
+ROTARY_SINE_SIGN = (
+    "it matches a rotation by minus the angle: the sine terms have the wrong signs; the new x_2i is "
+    "x_2i cos - x_2i+1 sin, and the new x_2i+1 is x_2i sin + x_2i+1 cos"
+)
+ROTARY_UNSCALED = (
+    "it matches every pair turned by the position itself; pair i turns by p / 10000^(2i/d), so multiply the "
+    "position by the pair's frequency"
+)
+ROTARY_POSITIONS_IGNORED = (
+    "it matches rotating row t by position t (np.arange(T)); use the positions you are given, which need not "
+    "start at 0"
+)
+
+
+def _rotary_mistakes(x: NDArray[Any], positions: NDArray[Any]) -> tuple[tuple[NDArray[Any], str], ...]:
+    """What typical wrong rotary embeddings return for ``x`` (..., T, d) at ``positions`` (T,)."""
+    d = x.shape[-1]
+    angle = positions[:, None] * pair_frequencies(d)[None, :]  # (T, d // 2)
+    cos, sin = np.cos(angle), np.sin(angle)  # (T, d // 2)
+    first, second = x[..., : d // 2], x[..., d // 2 :]  # (..., T, d // 2): the halves layout
+    halves = np.concatenate([first * cos - second * sin, first * sin + second * cos], axis=-1)
+    unscaled = np.empty_like(x)  # (..., T, d): every pair turned by the position itself
+    pos_cos, pos_sin = np.cos(positions)[:, None], np.sin(positions)[:, None]  # (T, 1)
+    unscaled[..., 0::2] = x[..., 0::2] * pos_cos - x[..., 1::2] * pos_sin
+    unscaled[..., 1::2] = x[..., 0::2] * pos_sin + x[..., 1::2] * pos_cos
+    return (
+        (halves, ROTARY_HALVES),
+        (apply_rotary(x, -positions), ROTARY_SINE_SIGN),
+        (unscaled, ROTARY_UNSCALED),
+        (apply_rotary(x, np.arange(x.shape[-2])), ROTARY_POSITIONS_IGNORED),
+    )
+
+
+def check_rotary(fn: Callable[..., Any]) -> CheckResult:
+    """Check ``fn(x, positions)``: the rotary position embedding of :func:`course.positions.apply_rotary`.
+
+    ``x`` (..., T, d) with ``d`` even, ``positions`` (T,) integers. Each adjacent pair ``(2i, 2i + 1)`` of row
+    ``t`` is rotated by ``positions[t] / 10000^(2i/d)``. Names four mistakes: the rotate-half layout, the
+    wrong sign of the sine, angles not scaled by the frequency, and positions taken from the row index.
+    """
+    rng = np.random.default_rng(303)
+
+    def case(name: str, shape: tuple[int, ...], positions: list[int]) -> Case:
+        x = rng.standard_normal(shape)
+        pos = np.array(positions)
+        return Case(name, (x, pos), apply_rotary(x, pos), mistakes=_rotary_mistakes(x, pos))
+
+    return run_cases(
+        "rotary embedding",
+        fn,
+        [
+            case("T = 4, d = 8, positions 5 to 8", (4, 8), [5, 6, 7, 8]),
+            case("positions 0 to 2, d = 4", (3, 4), [0, 1, 2]),
+            case("a single token at position 9, d = 2", (1, 2), [9]),
+            case("a batch of 2, T = 3, d = 6, positions 2, 40, 11", (2, 3, 6), [2, 40, 11]),
+        ],
     )

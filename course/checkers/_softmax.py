@@ -1,5 +1,5 @@
-"""Checkers for lesson 01: softmax, softmax with a temperature, and attention for one query without
-scaling."""
+"""Checkers for lesson 01: softmax, softmax with a temperature, attention for one query without scaling, and
+a stable log-sum-exp (the transfer exercise)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,20 @@ from numpy.typing import NDArray
 
 from course.attention import softmax
 from course.checkers._engine import Case, CheckResult, run_cases
+from course.log_space import logsumexp
 
-__all__ = ["STABLE_HINT", "check_contextualize", "check_softmax", "check_softmax_temperature"]
+__all__ = [
+    "LSE_AXIS",
+    "LSE_KEEPDIMS",
+    "LSE_NO_ADD_BACK",
+    "LSE_NO_LOG",
+    "LSE_STABLE_HINT",
+    "STABLE_HINT",
+    "check_contextualize",
+    "check_logsumexp",
+    "check_softmax",
+    "check_softmax_temperature",
+]
 
 STABLE_HINT = "did exp overflow or underflow? subtract each row's own maximum before exp"
 _KEEPDIMS_HINT = (
@@ -127,5 +139,71 @@ def check_contextualize(fn: Callable[[NDArray[Any], NDArray[Any]], Any]) -> Chec
             case("a zero query: equal scores", np.zeros(3), rng.normal(size=(4, 3))),
             case("scores above 1000", np.full(2, 30.0), np.array([[30.0, 30.0], [29.0, 30.0], [0.0, 1.0]])),
             case("6 random vectors of size 4", rng.normal(size=4), rng.normal(size=(6, 4))),
+        ],
+    )
+
+
+LSE_STABLE_HINT = (
+    "did exp overflow, or underflow to 0, whose log is -inf? subtract each row's own maximum m before exp "
+    "and add m back after the log"
+)
+LSE_NO_ADD_BACK = (
+    "you subtracted the maximum m but did not add it back: logsumexp(x) = m + log(sum(exp(x - m)))"
+)
+LSE_NO_LOG = "the log is missing: it is m + log(sum(exp(x - m))), not m + sum(exp(x - m))"
+LSE_AXIS = "it is taken along axis 0; take the log-sum-exp of each row (the last axis)"
+LSE_KEEPDIMS = (
+    "the summed axis is still there with length 1: the result has one number per row, shape x.shape[:-1] "
+    "(keepdims=True is for the maximum you subtract, not for the result)"
+)
+_LSE_BROADCAST_HINT = (
+    "x has several rows here: take each row's maximum with axis=-1, keepdims=True, so that it broadcasts "
+    "against x"
+)
+
+
+def check_logsumexp(fn: Callable[[NDArray[Any]], Any]) -> CheckResult:
+    """Check ``fn(x)``: ``log(sum(exp(x)))`` along the last axis, computed stably; shape ``x.shape[:-1]``."""
+    rng = np.random.default_rng(103)
+
+    def case(name: str, x: NDArray[Any], hint: str = "") -> Case:
+        expected = logsumexp(x)  # (...)
+        m = x.max(axis=-1)  # (...)
+        rest = np.exp(x - m[..., None]).sum(axis=-1)  # (...), at least 1
+        mistakes = [
+            (np.log(rest), LSE_NO_ADD_BACK),
+            (m + rest, LSE_NO_LOG),
+            (expected[..., None], LSE_KEEPDIMS),
+        ]
+        if x.ndim > 1:
+            mistakes.append((logsumexp(x, axis=0), LSE_AXIS))
+        return Case(
+            name,
+            (x,),
+            expected,
+            mistakes=tuple(mistakes),
+            nonfinite_hint=hint,
+            error_hint="" if x.ndim == 1 else _LSE_BROADCAST_HINT,
+            error_when=("broadcast",),
+        )
+
+    return run_cases(
+        "log-sum-exp",
+        fn,
+        [
+            case("a vector of 3 scores", np.array([1.0, 2.0, 3.0])),
+            case("2 rows of 4 scores", rng.standard_normal((2, 4)).round(2)),
+            case("a 3 x 3 matrix", rng.standard_normal((3, 3)).round(2)),
+            case("a batch of shape (2, 3, 5)", rng.standard_normal((2, 3, 5))),
+            case("a length-1 row", np.array([[0.5], [-2.0]])),
+            case("large scores, 1000 to 1002", np.array([[1000.0, 1001.0, 1002.0]]), LSE_STABLE_HINT),
+            case(
+                "very negative scores, -1000 to -998", np.array([[-1000.0, -999.0, -998.0]]), LSE_STABLE_HINT
+            ),
+            case(
+                "rows on very different scales",
+                np.array([[0.0, 1.0, 2.0], [-1000.0, -999.0, -998.0]]),
+                LSE_STABLE_HINT,
+            ),
         ],
     )
