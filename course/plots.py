@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
 from matplotlib.text import Text
 from matplotlib.ticker import FuncFormatter, MaxNLocator, MultipleLocator
 from numpy.typing import ArrayLike
@@ -72,6 +73,7 @@ MAX_WIDTH_IN = NOTEBOOK_WIDTH_PX / CSS_PX_PER_INCH  # 8.28 in: the widest figure
 PNG_DPI = 2 * CSS_PX_PER_INCH  # pixels drawn per inch: twice those shown, sharp on high-density screens
 FONT_SIZE = 13  # points (18 px), tick labels; cell and bar labels 2 less (15.3 px), axis labels, titles more
 HEATMAP_CMAP = "cividis"
+MASKED_COLOUR = "#e6e6e6"  # a masked cell: light grey, hatched (cividis has no grey this light)
 _PX_PER_POINT = CSS_PX_PER_INCH / 72
 
 
@@ -98,12 +100,15 @@ def attention_heatmap(
     title: str = "Attention weights",
     annotate: bool = True,
     fmt: str = ".2f",
+    allowed: ArrayLike | None = None,
 ) -> Figure:
     """Draw a (T_q, T_k) attention-weight matrix: row i is what query i attends to, column j is key j.
 
     The colour scale is fixed to [0, 1] (weights are probabilities), so heatmaps can be compared with each
     other. ``annotate`` writes each weight in its cell (formatted with ``fmt``), in black on light cells and
     white on dark ones. Labels default to the positions 0, 1, ...; the image's data is ``weights`` itself.
+    ``allowed`` (T_q, T_k) booleans, True = may attend: every other cell is drawn masked (light grey, hatched)
+    and gets no number, so that a masked key does not look like a tiny allowed weight.
     """
     w = np.asarray(weights, dtype=float)
     if w.ndim != 2:
@@ -122,6 +127,11 @@ def attention_heatmap(
     width = min(MAX_WIDTH_IN, max(5.5, 0.6 * t_k + 3.0) + 0.12 * long_queries)
     fig, ax = _new_axes(ax, (width, max(4.0, 0.6 * t_q + 2.0) + 0.09 * long_keys))
     image = ax.imshow(w, cmap=HEATMAP_CMAP, vmin=0.0, vmax=1.0)
+    masked = _masked_cells(allowed, w.shape)
+    for i, j in zip(*np.nonzero(masked), strict=True):
+        ax.add_patch(
+            Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor=MASKED_COLOUR, edgecolor="grey", hatch="//", lw=0)
+        )
     if max(map(len, key_labels), default=0) > 3:  # slanted, each label ending at its column
         ax.set_xticks(range(t_k), key_labels, rotation=45, ha="right", rotation_mode="anchor")
     else:
@@ -134,11 +144,25 @@ def attention_heatmap(
     if annotate:
         for i in range(t_q):
             for j in range(t_k):
+                if masked[i, j]:
+                    continue
                 colour = "black" if w[i, j] >= 0.5 else "white"
                 ax.text(
                     j, i, format(w[i, j], fmt), ha="center", va="center", color=colour, fontsize=FONT_SIZE - 2
                 )
     return fig
+
+
+def _masked_cells(allowed: ArrayLike | None, shape: tuple[int, ...]) -> np.ndarray[Any, np.dtype[np.bool_]]:
+    """The cells to draw masked: where `allowed` is False (none when it is None)."""
+    if allowed is None:
+        return np.zeros(shape, dtype=bool)
+    mask = np.asarray(allowed)
+    if mask.shape != shape or mask.dtype != np.bool_:
+        raise ValueError(
+            f"allowed must be booleans of the weights' shape {shape}, got {mask.dtype} {mask.shape}"
+        )
+    return ~mask
 
 
 def _curves(

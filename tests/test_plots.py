@@ -76,6 +76,29 @@ def test_heatmap_annotation_contrast_and_format():
     assert cell_texts(attention_heatmap(w, annotate=False).axes[0]) == []
 
 
+def test_heatmap_draws_masked_cells_masked_and_without_numbers():
+    w = np.array([[1.0, 0.0, 0.0], [0.4, 0.6, 0.0], [0.2, 0.3, 0.5]])
+    allowed = np.tril(np.ones((3, 3), dtype=bool))
+    ax = attention_heatmap(w, allowed=allowed).axes[0]
+    assert cell_texts(ax) == ["1.00", "0.40", "0.60", "0.20", "0.30", "0.50"]  # the 3 masked cells: none
+    hatched = [patch for patch in ax.patches if patch.get_hatch() == "//"]
+    assert sorted((round(p.get_x() + 0.5), round(p.get_y() + 0.5)) for p in hatched) == [
+        (1, 0),
+        (2, 0),
+        (2, 1),
+    ]
+    assert len(attention_heatmap(w, allowed=np.ones((3, 3), dtype=bool)).axes[0].patches) == 0
+
+
+def test_heatmap_refuses_a_mask_of_another_shape_or_type():
+    with pytest.raises(ValueError) as info:
+        attention_heatmap(np.eye(2), allowed=np.ones((2, 3), dtype=bool))
+    assert str(info.value) == "allowed must be booleans of the weights' shape (2, 2), got bool (2, 3)"
+    with pytest.raises(ValueError) as info:
+        attention_heatmap(np.eye(2), allowed=np.ones((2, 2)))
+    assert str(info.value) == "allowed must be booleans of the weights' shape (2, 2), got float64 (2, 2)"
+
+
 def test_heatmap_cross_attention_default_labels_and_given_axes():
     w = np.full((2, 3), 1 / 3)
     fig = Figure()
