@@ -45,6 +45,7 @@ __all__ = [
     "PNG_DPI",
     "ShownFigure",
     "attention_heatmap",
+    "attention_heatmaps",
     "forecast_plot",
     "saturation_curve",
     "show",
@@ -101,6 +102,7 @@ def attention_heatmap(
     annotate: bool = True,
     fmt: str = ".2f",
     allowed: ArrayLike | None = None,
+    colorbar: bool = True,
 ) -> Figure:
     """Draw a (T_q, T_k) attention-weight matrix: row i is what query i attends to, column j is key j.
 
@@ -108,7 +110,8 @@ def attention_heatmap(
     other. ``annotate`` writes each weight in its cell (formatted with ``fmt``), in black on light cells and
     white on dark ones. Labels default to the positions 0, 1, ...; the image's data is ``weights`` itself.
     ``allowed`` (T_q, T_k) booleans, True = may attend: every other cell is drawn masked (light grey, hatched)
-    and gets no number, so that a masked key does not look like a tiny allowed weight.
+    and gets no number, so that a masked key does not look like a tiny allowed weight. ``colorbar=False``
+    leaves the colour scale out (`attention_heatmaps` draws one for all its panels).
     """
     w = np.asarray(weights, dtype=float)
     if w.ndim != 2:
@@ -138,9 +141,8 @@ def attention_heatmap(
         ax.set_xticks(range(t_k), key_labels)
     ax.set_yticks(range(t_q), query_labels)
     _style(ax, title, "key (attended to)", "query (attending)")
-    colorbar = fig.colorbar(image, ax=ax, shrink=0.9)
-    colorbar.set_label("weight", fontsize=FONT_SIZE + 2)
-    colorbar.ax.tick_params(labelsize=FONT_SIZE)
+    if colorbar:
+        _weight_colorbar(fig, image, ax)
     if annotate:
         for i in range(t_q):
             for j in range(t_k):
@@ -151,6 +153,60 @@ def attention_heatmap(
                     j, i, format(w[i, j], fmt), ha="center", va="center", color=colour, fontsize=FONT_SIZE - 2
                 )
     return fig
+
+
+def attention_heatmaps(
+    weights: ArrayLike,
+    query_labels: Sequence[str] | None = None,
+    key_labels: Sequence[str] | None = None,
+    *,
+    titles: Sequence[str],
+    annotate: bool = False,
+    fmt: str = ".2f",
+    allowed: ArrayLike | None = None,
+    figsize: tuple[float, float] = (MAX_WIDTH_IN, 3.9),
+) -> Figure:
+    """Draw a stack of (T_q, T_k) weight matrices, (n, T_q, T_k), side by side with one shared colour scale.
+
+    Panel i shows ``weights[i]`` titled ``titles[i]``, as `attention_heatmap` draws it; every panel uses the
+    same scale, [0, 1], so one colorbar, right of the last panel, serves them all. The query labels are
+    written on the first panel only (the rows are the same queries in every panel), the key axis's name once
+    below all panels; keep titles short (a line break fits a second line). ``allowed`` is one
+    (T_q, T_k) mask for every panel.
+    """
+    stack = np.asarray(weights, dtype=float)
+    if stack.ndim != 3:
+        raise ValueError(f"weights must be a stack (n, T_q, T_k) of weight matrices, got shape {stack.shape}")
+    if len(titles) != stack.shape[0]:
+        raise ValueError(f"got {len(titles)} titles for {stack.shape[0]} weight matrices")
+    fig = Figure(figsize=figsize, layout="constrained")
+    axes = fig.subplots(1, stack.shape[0], sharey=True, squeeze=False)[0]
+    for i, (ax, title) in enumerate(zip(axes, titles, strict=True)):
+        attention_heatmap(
+            stack[i],
+            query_labels,
+            key_labels,
+            ax,
+            title=title,
+            annotate=annotate,
+            fmt=fmt,
+            allowed=allowed,
+            colorbar=False,
+        )
+        ax.set_title(title, fontsize=FONT_SIZE + 2)
+        ax.set_xlabel("")
+        if i:
+            ax.set_ylabel("")
+            ax.tick_params(labelleft=False)
+    fig.supxlabel("key (attended to)", fontsize=FONT_SIZE + 2)
+    _weight_colorbar(fig, axes[-1].images[0], list(axes))
+    return fig
+
+
+def _weight_colorbar(fig: Figure, image: Any, ax: Axes | list[Axes]) -> None:
+    colorbar = fig.colorbar(image, ax=ax, shrink=0.9)
+    colorbar.set_label("weight", fontsize=FONT_SIZE + 2)
+    colorbar.ax.tick_params(labelsize=FONT_SIZE)
 
 
 def _masked_cells(allowed: ArrayLike | None, shape: tuple[int, ...]) -> np.ndarray[Any, np.dtype[np.bool_]]:
@@ -319,22 +375,24 @@ class ShownFigure:
     """A figure drawn as a PNG, shown in a notebook as an ``<img>`` with a text alternative.
 
     ``width_px`` and ``height_px``: the size shown, in screen pixels (the PNG has ``PNG_DPI /
-    CSS_PX_PER_INCH`` times as many); ``smallest_text_px``: see `smallest_text_px`. Front ends that show only
-    text show ``alt``.
+    CSS_PX_PER_INCH`` times as many); ``smallest_text_px``: see `smallest_text_px` (None: not measured).
+    Front ends that show only text show ``alt``.
     """
 
     png: bytes
     alt: str
     width_px: int
     height_px: int
-    smallest_text_px: float
+    smallest_text_px: float | None
 
     def html(self) -> str:
         data = base64.b64encode(self.png).decode("ascii")
+        measured = (
+            "" if self.smallest_text_px is None else f' data-smallest-text-px="{self.smallest_text_px:.1f}"'
+        )
         return (
             f'<img alt="{html.escape(self.alt)}" width="{self.width_px}" height="{self.height_px}" '
-            f'style="max-width: 100%; height: auto" data-smallest-text-px="{self.smallest_text_px:.1f}" '
-            f'src="data:image/png;base64,{data}">'
+            f'style="max-width: 100%; height: auto"{measured} src="data:image/png;base64,{data}">'
         )
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
@@ -344,11 +402,12 @@ class ShownFigure:
         return self.alt
 
 
-def show(fig: Figure, alt: str) -> ShownFigure:
+def show(fig: Figure, alt: str, *, measure: bool = True) -> ShownFigure:
     """`fig` for display at the end of a notebook cell, with `alt` as its text alternative.
 
     `alt` says in a sentence or two what the figure shows, with its key numbers: it is what a screen reader
-    reads instead of the image, and what a text-only front end prints.
+    reads instead of the image, and what a text-only front end prints. ``measure=False`` skips measuring
+    the smallest text (a second layout of the figure), for figures redrawn live by an explorer.
     """
     alt = " ".join(alt.split())
     if not alt:
@@ -361,5 +420,5 @@ def show(fig: Figure, alt: str) -> ShownFigure:
         alt=alt,
         width_px=round(width_in * CSS_PX_PER_INCH),
         height_px=round(height_in * CSS_PX_PER_INCH),
-        smallest_text_px=smallest_text_px(fig),
+        smallest_text_px=smallest_text_px(fig) if measure else None,
     )

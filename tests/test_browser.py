@@ -32,6 +32,7 @@ from browser import notebook as nb
 from browser.lab import JupyterLab
 
 from course import Question, load_bank
+from course.explorers import AVERAGE
 from course.lessons import LESSONS
 from course.widgets._chrome import STALE_TEXT
 from course.widgets._render import plain_text
@@ -391,6 +392,68 @@ def test_the_welcome_quiz_by_keyboard_alone_and_axe_in_the_browser(tmp_path: Pat
         box.fill(str(questions[5].answer))
         box.press("Enter")
         expect(quiz.get_by_role("alert")).to_have_text(STALE_TEXT, timeout=10_000)
+
+
+def explore(page: Any, lesson: str, start: str) -> Any:
+    """Open lesson `lesson` of the workbook, run it all, and return its explorer once it shows `start`."""
+    name = next(path for path in sorted(os.listdir(REPO / "notebooks")) if path.startswith(f"{lesson}-"))
+    nb.open_document(page, f"workbook/{name}")
+    nb.wait_kernel_idle(page, f"workbook/{name}", timeout_ms=60_000)
+    nb.run_all(page)
+    nb.wait_for_text(page, ".course-explorer .course-status", start, timeout_ms=60_000)
+    explorer = nb.current_panel(page).locator(".course-explorer")
+    assert explorer.count() == 1
+    return explorer
+
+
+def shows(explorer: Any, text: str) -> None:
+    """The explorer's figure, and the status a screen reader reads, both say `text`."""
+    from playwright.sync_api import expect
+
+    expect(explorer.locator(".course-status")).to_contain_text(text, timeout=10_000)
+    alt = explorer.locator(".course-explorer-figure img").get_attribute("alt")
+    assert text in alt
+
+
+@pytest.mark.browser
+@pytest.mark.timeout(300, method="signal")
+def test_the_explorers_redraw_as_their_controls_move_in_the_browser(tmp_path: Path) -> None:
+    """Lessons 01, 02, 04 and 05 of the workbook, each run from top to bottom: its explorer is live (not the
+    static figure), and a key press, a menu choice or a click on its controls redraws the figure."""
+    require_browser()
+    with lab_in_browser(tmp_path) as (lab, page, db):
+        open_notebook(lab, page, WELCOME, db)  # checks the kernel's environment once
+
+        explorer = explore(page, "01", "at temperature 1.00: weights 0.61, 0.22, 0.14, 0.03.")
+        explorer.locator(".noUi-handle").focus()
+        page.keyboard.press("ArrowRight")  # one step of 0.05 on a log10 scale: τ = 10^0.05
+        shows(explorer, "at temperature 1.12: weights 0.57, 0.24, 0.15, 0.04.")
+        keep_screenshot(page, "temperature", show=explorer)
+        nb.shut_down_kernel(page)
+
+        explorer = explore(page, "02", "with d_k = 1 (random vectors")
+        explorer.locator(".noUi-handle").focus()
+        page.keyboard.press("End")
+        shows(explorer, "with d_k = 1024 (random vectors")
+        shows(explorer, "the largest weight is 1.000;")
+        keep_screenshot(page, "scaling", show=explorer)
+        nb.shut_down_kernel(page)
+
+        explorer = explore(page, "04", "Heatmap of the attention weights of head 0: previous word.")
+        explorer.locator("select").select_option(AVERAGE)
+        shows(explorer, "Heatmap of the attention weights of average of the heads.")
+        keep_screenshot(page, "heads", show=explorer)
+        nb.shut_down_kernel(page)
+
+        explorer = explore(page, "05", "6 queries (the last 6 of 6 positions) over 6 keys, causal mask")
+        explorer.locator(".widget-slider", has_text="queries T_q").locator(".noUi-handle").focus()
+        page.keyboard.press("Home")
+        shows(explorer, "causal mask, bottom-right: 6 of 6 pairs allowed")
+        explorer.get_by_role("button", name="top-left").click()
+        shows(explorer, "causal mask, top-left: 1 of 6 pairs allowed")
+        shows(explorer, "5 mat sees key 0.")
+        keep_screenshot(page, "masks", show=explorer)
+        no_violations(page, ".course-explorer")
 
 
 @pytest.mark.parametrize("ci", ["", "1"])

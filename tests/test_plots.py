@@ -15,6 +15,7 @@ from course.plots import (
     MAX_WIDTH_IN,
     OKABE_ITO,
     attention_heatmap,
+    attention_heatmaps,
     forecast_plot,
     saturation_curve,
     variance_curve,
@@ -207,3 +208,28 @@ def test_heatmap_fits_the_notebook_however_many_tokens():
     assert fig.get_figwidth() == MAX_WIDTH_IN
     slanted = attention_heatmap(np.eye(2), ["a", "b"], ["long key", "b"]).axes[0].get_xticklabels()
     assert [(t.get_rotation(), t.get_horizontalalignment()) for t in slanted] == [(45.0, "right")] * 2
+
+
+def test_heatmaps_share_one_colour_scale_and_one_colorbar(weights):
+    stack = np.stack([weights, weights.T / weights.T.sum(-1, keepdims=True)])  # (2, 5, 5)
+    fig = attention_heatmaps(stack, TOKENS, TOKENS, titles=["first", "second"])
+    renders(fig)
+    panels = [ax for ax in fig.axes if ax.images and ax.get_label() != "<colorbar>"]
+    assert [ax.get_title() for ax in panels] == ["first", "second"]
+    for ax, expected in zip(panels, stack, strict=True):
+        np.testing.assert_array_equal(ax.images[0].get_array(), expected)
+        assert ax.images[0].get_clim() == (0.0, 1.0)
+    colorbars = [ax for ax in fig.axes if ax.get_label() == "<colorbar>"]
+    assert len(colorbars) == 1 and colorbars[0].get_ylabel() == "weight"
+    assert panels[0].yaxis.get_tick_params()["labelleft"]  # query labels on the first panel only
+    assert not panels[1].yaxis.get_tick_params()["labelleft"]
+    assert fig.get_figwidth() <= MAX_WIDTH_IN
+
+
+def test_heatmaps_reject_a_matrix_or_a_title_count_that_differs(weights):
+    with pytest.raises(
+        ValueError, match=r"^weights must be a stack \(n, T_q, T_k\) of weight matrices, got shape \(5, 5\)$"
+    ):
+        attention_heatmaps(weights, titles=["one"])
+    with pytest.raises(ValueError, match=r"^got 1 titles for 2 weight matrices$"):
+        attention_heatmaps(np.stack([weights, weights]), titles=["one"])

@@ -3,10 +3,11 @@
 The widget's text has the notebook's size and a clearly visible focus ring (`CHROME`, a style sheet and a tiny
 script in a hidden child). The script marks the widget's root and every control in it with
 ``data-lm-suppress-shortcuts`` (keys pressed in the quiz belong to it, not to JupyterLab's notebook shortcuts;
-Lumino looks at the focused element first), names each option button with its text, groups the rating radio
-buttons, makes the status line (`STATUS_CLASS`, visually hidden) a polite live region that says what just
-happened, moves the focus to the summary at the end (`SUMMARY_CLASS`), and says what to do when a click gets
-no answer from the kernel (`STALE_TEXT`: it was restarted or stopped, run the cell again).
+Lumino looks at the focused element first), names each option button with its text and each slider with its
+description, groups the rating radio buttons, makes the status line (`STATUS_CLASS`, visually hidden) a
+polite live region that says what just happened, moves the focus to the summary at the end
+(`SUMMARY_CLASS`), and says what to do when a click gets no answer from the kernel (`STALE_TEXT`: it was
+restarted or stopped, run the cell again).
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ STATUS_CLASS = "course-status"  # the live region (visually hidden)
 SUMMARY_CLASS = "course-summary"  # the summary at the end, focused when it appears
 STALE_CLASS = "course-stale"  # where the script says that the kernel does not answer
 STALE_TEXT = (
-    "Nothing happened? This quiz is not connected to a running kernel any more (it was restarted or "
+    "Nothing happened? This widget is not connected to a running kernel any more (it was restarted or "
     "stopped). Run this cell again (Shift+Enter) to start it again."
 )
 STALE_AFTER_MS = 4000
@@ -76,6 +77,11 @@ function tidy() {{
     var group = box.querySelector('input[name]');
     var name = group ? group.name : 'course-radio-' + Math.random().toString(36).slice(2);
     box.querySelectorAll('input[type=radio]:not([name])').forEach(function (r) {{ r.name = name; }});
+  }});
+  root.querySelectorAll('.widget-slider').forEach(function (s) {{
+    var label = s.querySelector('.widget-label'), handle = s.querySelector('[role=slider]');
+    var name = label && label.textContent.trim();
+    if (handle && name && handle.getAttribute('aria-label') !== name) handle.setAttribute('aria-label', name);
   }});
   root.querySelectorAll('button.{OPTION_CLASS}[title]').forEach(function (b) {{
     if (b.getAttribute('aria-label') !== b.title) b.setAttribute('aria-label', b.title);
