@@ -1,4 +1,4 @@
-"""``python -m course``: review, cram, stats, check and workbook, in a terminal.
+"""``python -m course``: review, cram, stats, check, workbook, transfers and session-report, in a terminal.
 
 This is the outermost layer: the only place of the terminal interface that reads the clock (`now`, or the
 hidden ``--now`` option that freezes it for tests and demos). Exit status: 0 done, 1 the question bank is
@@ -50,6 +50,8 @@ from course.terminal.exits import (
 )
 from course.terminal.review import WELCOME, review
 from course.terminal.session import NotSaved
+from course.terminal.session_report import session_report
+from course.terminal.transfer import TRANSFERS, transfer
 from course.terminal.workbook import workbook
 from scheduler import Store, StoreError, StoreNotFoundError
 
@@ -111,13 +113,18 @@ def _run(
     rng: random.Random | None = None,
     stops: Stops | None = None,
 ) -> int:
-    """Load the bank, then run check, or open the progress file and run stats, cram or review."""
+    """Load the bank, then run check, or open the progress file and run stats, cram or review; or run one
+    of the transfers (export-anki, export-progress, import-progress)."""
+    if args.command in TRANSFERS:
+        return transfer(args, out, err, args.now if args.now is not None else now())
     try:
         bank = load_bank(args.bank)
     except BankError as problem:
         return invalid_bank(problem, args.command, out, err)
     if args.command == "check":
         return check(bank, out, strict=args.strict)
+    if args.command == "session-report":
+        return session_report(args, bank, out, err)
     clock: Callable[[], datetime] = (lambda: args.now) if args.now is not None else now
     console = Console(stdin, out, terminal_width(), stops)
     store = None

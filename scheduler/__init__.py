@@ -15,7 +15,19 @@ from scheduler._errors import (
 )
 from scheduler._format import format_interval
 from scheduler._memory import Memory
-from scheduler._records import Answer, CardState, CramReview, DueItems, Item, Limits, Rating, Review, State
+from scheduler._records import (
+    Answer,
+    CardState,
+    CramReview,
+    DueItems,
+    Item,
+    Limits,
+    LogEntry,
+    Merged,
+    Rating,
+    Review,
+    State,
+)
 from scheduler._schema import SCHEMA_VERSION
 from scheduler._serving import CramSession, Session, due_queue
 from scheduler._stats import Stats, forecast, stats
@@ -32,7 +44,9 @@ __all__ = [
     "DueItems",
     "Item",
     "Limits",
+    "LogEntry",
     "Memory",
+    "Merged",
     "Rating",
     "Review",
     "Session",

@@ -15,6 +15,8 @@ __all__ = [
     "DueItems",
     "Item",
     "Limits",
+    "LogEntry",
+    "Merged",
     "Rating",
     "Review",
     "State",
@@ -101,6 +103,29 @@ class CramReview:
     rating: Rating
     reviewed_at: datetime
     duration_ms: int | None
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    """One answer as given, without what the schedule made of it: what ``Storage.merge`` takes, scheduled
+    or practice. Two entries with the same item, rating, time (to the millisecond) and duration are the same
+    answer."""
+
+    item_id: str
+    rating: Rating
+    reviewed_at: datetime
+    duration_ms: int | None
+
+
+@dataclass(frozen=True)
+class Merged:
+    """What ``Storage.merge`` added: scheduled answers, practice answers and decks newly enrolled, and how
+    many answers (of either log) it skipped as already present."""
+
+    answers: int
+    practice: int
+    decks: int
+    skipped: int
 
 
 @dataclass(frozen=True)

@@ -7,13 +7,14 @@ store keeps underneath (integer milliseconds, integer codes) never leaves it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
 from types import TracebackType
 from typing import Protocol
 
 from scheduler._memory import Memory
-from scheduler._records import Answer, CardState, CramReview, DueItems, Rating, Review
+from scheduler._records import Answer, CardState, CramReview, DueItems, LogEntry, Merged, Rating, Review
 
 __all__ = ["Storage"]
 
@@ -22,7 +23,8 @@ class Storage(Protocol):
     """A learner's progress: an append-only review log (the truth), the schedule rebuilt from it, a cram log
     and enrolled decks.
 
-    Promises: the log is only ever appended to, and read back in the order written; every card is what a
+    Promises: the log is only ever appended to (``merge`` aside: it inserts, keeping every row and their
+    relative order), and read back in the order written; every card is what a
     replay of its log gives; concurrent writers lose nothing; failures are ``StoreError`` subclasses.
     """
 
@@ -46,6 +48,13 @@ class Storage(Protocol):
 
     def enroll(self, deck: str, at: datetime) -> None:
         """Put ``deck``'s new items into the schedule; enrolling again keeps the first date."""
+        ...
+
+    def merge(
+        self, answers: Sequence[LogEntry], practice: Sequence[LogEntry], decks: Mapping[str, datetime]
+    ) -> Merged:
+        """Add another log's answers, practice answers and decks not present yet, atomically: each new answer
+        after every row answered at or before it, every card then what a replay of its log gives."""
         ...
 
     def enrolled(self) -> dict[str, datetime]:

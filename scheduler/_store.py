@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -22,8 +22,20 @@ from scheduler._bulk import paused_gc
 from scheduler._errors import StoreAccessError, StoreCorruptError, StoreNotFoundError
 from scheduler._failures import from_os_error, translate
 from scheduler._memory import Memory
+from scheduler._merging import Key, interleave, new_answers
 from scheduler._opening import MISSING, enable_wal, inspect, migrate
-from scheduler._records import Answer, CardState, CramReview, DueItems, Rating, Review, State, check_rating
+from scheduler._records import (
+    Answer,
+    CardState,
+    CramReview,
+    DueItems,
+    LogEntry,
+    Merged,
+    Rating,
+    Review,
+    State,
+    check_rating,
+)
 from scheduler._time import from_ms, require_aware, to_ms
 
 __all__ = ["Store"]
@@ -70,6 +82,46 @@ def _check_answer(
     ):
         raise ValueError(f"duration_ms must be None or a non-negative int, got {duration_ms!r}")
     return check_rating(rating), from_ms(to_ms(require_aware(at, "at")))
+
+
+def _entry_key(entry: LogEntry) -> Key:
+    rating, at = _check_answer(entry.item_id, entry.rating, entry.reviewed_at, entry.duration_ms)
+    return (entry.item_id, int(rating), to_ms(at), entry.duration_ms)
+
+
+def _check_deck(deck: str) -> bool:
+    if not isinstance(deck, str) or not deck:
+        raise ValueError(f"deck must be a non-empty str, got {deck!r}")
+    return True
+
+
+def _merge_cram(connection: sqlite3.Connection, incoming: list[Key]) -> tuple[int, int]:
+    """Practice answers not present yet go into the cram log in time order; (added, skipped)."""
+    rows = connection.execute(
+        "SELECT id, item_id, rating, reviewed_at, duration_ms FROM cram_log ORDER BY id"
+    ).fetchall()
+    existing = [(row[0], (row[1], row[2], row[3], row[4])) for row in rows]
+    fresh, skipped = new_answers([key for _, key in existing], incoming)
+    if not fresh:
+        return 0, skipped
+    merged = interleave(existing, fresh)
+    start = next(index for index, (row_id, _) in enumerate(merged) if row_id is None)
+    if start < len(rows):
+        connection.execute("DELETE FROM cram_log WHERE id >= ?", (rows[start][0],))
+    connection.executemany(
+        "INSERT INTO cram_log (item_id, rating, reviewed_at, duration_ms) VALUES (?, ?, ?, ?)",
+        [key for _, key in merged[start:]],
+    )
+    return len(fresh), skipped
+
+
+def _merge_decks(connection: sqlite3.Connection, dates: Mapping[str, int]) -> int:
+    """Enroll the decks not enrolled yet; an enrolled one takes the earlier date. How many were new."""
+    known = dict(connection.execute("SELECT deck, enrolled_at FROM decks").fetchall())
+    for deck, at in dates.items():
+        if deck not in known or at < known[deck]:
+            connection.execute("INSERT OR REPLACE INTO decks (deck, enrolled_at) VALUES (?, ?)", (deck, at))
+    return sum(deck not in known for deck in dates)
 
 
 class _DueTimes(Mapping[str, datetime]):
@@ -357,6 +409,70 @@ class Store:
         with self._write() as connection:
             connection.execute("INSERT OR IGNORE INTO decks (deck, enrolled_at) VALUES (?, ?)", (deck, at_ms))
 
+    def merge(
+        self, answers: Sequence[LogEntry], practice: Sequence[LogEntry], decks: Mapping[str, datetime]
+    ) -> Merged:
+        """Merge another log into this one, in one transaction: the answers and practice answers not present
+        yet (same item, rating, time and duration) and the decks. Nothing present is lost or reordered:
+        each new answer goes after every row answered at or before it (see ``scheduler._merging``), and the
+        due dates of an item's rows from its first new answer on are recomputed, then every card is rebuilt,
+        so the schedule is what answering everything in that order gives. A deck keeps its earliest date.
+        The only write that inserts into the log rather than appending to it."""
+        fresh_answers = [_entry_key(entry) for entry in answers]
+        fresh_practice = [_entry_key(entry) for entry in practice]
+        dates = {deck: to_ms(require_aware(at, "at")) for deck, at in decks.items() if _check_deck(deck)}
+        with self._write() as connection:
+            added, skipped = self._merge_reviews(connection, fresh_answers)
+            added_practice, skipped_practice = _merge_cram(connection, fresh_practice)
+            added_decks = _merge_decks(connection, dates)
+        return Merged(added, added_practice, added_decks, skipped + skipped_practice)
+
+    def _merge_reviews(self, connection: sqlite3.Connection, incoming: list[Key]) -> tuple[int, int]:
+        rows = connection.execute(
+            "SELECT id, item_id, rating, reviewed_at, duration_ms, due, state_before "
+            "FROM review_log ORDER BY id"
+        ).fetchall()
+        existing = [(row[0], (row[1], row[2], row[3], row[4])) for row in rows]
+        fresh, skipped = new_answers([key for _, key in existing], incoming)
+        if not fresh:
+            return 0, skipped
+        merged = interleave(existing, fresh)
+        start = next(index for index, (row_id, _) in enumerate(merged) if row_id is None)
+        kept = {row[0]: row for row in rows}
+        touched = {key[0] for key in fresh}
+        history: dict[str, list[Review]] = {item_id: [] for item_id in touched}
+        for row in rows[:start]:
+            if row[1] in touched:
+                history[row[1]].append(_review_from_row(row[1:6]))
+        if start < len(rows):
+            connection.execute("DELETE FROM review_log WHERE id >= ?", (rows[start][0],))
+        recompute: set[str] = set()
+        for row_id, key in merged[start:]:
+            item_id = key[0]
+            if row_id is None:
+                recompute.add(item_id)
+            if row_id is None or item_id in recompute:
+                due, before = self._redo(history[item_id], key)
+            else:
+                due, before = kept[row_id][5], kept[row_id][6]
+            if item_id in history:
+                history[item_id].append(_review_from_row((*key[:4], due)))
+            connection.execute(
+                "INSERT INTO review_log (item_id, rating, reviewed_at, duration_ms, due, state_before) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (*key, due, before),
+            )
+        self._rebuild(connection)
+        return len(fresh), skipped
+
+    def _redo(self, history: list[Review], key: Key) -> tuple[int, int]:
+        """The due time and the state code before, of answer `key` given after `history` (its item's rows)."""
+        item_id, rating, at, _ = key
+        before = self.memory.replay(item_id, history) if history else None
+        after = self.memory.review(before, item_id, Rating(rating), from_ms(at))
+        state = _STATE_CODES[State.NEW] if before is None else _CARD_STATE_CODES[before.state]
+        return to_ms(after.due), state
+
     def enrolled(self) -> dict[str, datetime]:
         rows = self._read("SELECT deck, enrolled_at FROM decks ORDER BY enrolled_at, deck")
         return {deck: from_ms(at) for deck, at in rows}
@@ -391,19 +507,22 @@ class Store:
             if not self._connect(create=False):
                 return
         with self._write() as connection:
-            connection.execute("DELETE FROM cards")
-            rows = connection.execute(
-                f"SELECT id, {_REVIEW_COLUMNS} FROM review_log ORDER BY item_id, id"
-            ).fetchall()
-            start = 0
-            while start < len(rows):
-                end = start
-                item_id = rows[start][1]
-                while end < len(rows) and rows[end][1] == item_id:
-                    end += 1
-                card = self.memory.replay(item_id, [_review_from_row(row[1:]) for row in rows[start:end]])
-                self._put(connection, card, to_ms(card.due), rows[end - 1][0])
-                start = end
+            self._rebuild(connection)
+
+    def _rebuild(self, connection: sqlite3.Connection) -> None:
+        connection.execute("DELETE FROM cards")
+        rows = connection.execute(
+            f"SELECT id, {_REVIEW_COLUMNS} FROM review_log ORDER BY item_id, id"
+        ).fetchall()
+        start = 0
+        while start < len(rows):
+            end = start
+            item_id = rows[start][1]
+            while end < len(rows) and rows[end][1] == item_id:
+                end += 1
+            card = self.memory.replay(item_id, [_review_from_row(row[1:]) for row in rows[start:end]])
+            self._put(connection, card, to_ms(card.due), rows[end - 1][0])
+            start = end
 
     # Narrow queries for serving and statistics (see Storage).
 

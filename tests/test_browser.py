@@ -26,12 +26,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import nbformat
 import pytest
 from browser import axe, chromium
 from browser import notebook as nb
 from browser.lab import JupyterLab
 
 from course import Question, load_bank
+from course.class_session import SessionLog
 from course.explorers import AVERAGE
 from course.lessons import LESSONS
 from course.widgets._chrome import STALE_TEXT
@@ -454,6 +456,92 @@ def test_the_explorers_redraw_as_their_controls_move_in_the_browser(tmp_path: Pa
         shows(explorer, "5 mat sees key 0.")
         keep_screenshot(page, "masks", show=explorer)
         no_violations(page, ".course-explorer")
+
+
+# The slides on screen: the innermost present section (a vertical stack nests its subslides in a section).
+_PRESENT = "() => { const all = document.querySelectorAll('.reveal .slides section.present'); " + (
+    "return all.length ? all[all.length - 1].textContent : null; }"
+)
+
+
+@pytest.mark.browser
+@pytest.mark.timeout(120, method="signal")
+def test_a_lesson_as_slides_in_the_browser(tmp_path: Path) -> None:
+    """Lesson 01 of the workbook opens as a RISE slideshow: the title first, section 1 one key press later,
+    and its Predict prompts wait as fragments."""
+    require_browser()
+    with lab_in_browser(tmp_path) as (lab, page, _db):
+        page.goto(lab.url("/rise/workbook/01-similarity-and-softmax.ipynb"))
+        page.wait_for_function(_PRESENT, timeout=60_000, polling=200)
+        page.wait_for_function(
+            "(text) => (" + _PRESENT + ")()?.includes(text)",
+            arg="01 · Similarity and softmax",
+            timeout=30_000,
+        )
+        keep_screenshot(page, "title")
+        page.keyboard.press("ArrowRight")
+        page.wait_for_function(
+            "(text) => (" + _PRESENT + ")()?.includes(text)", arg="1. Tokens as vectors", timeout=10_000
+        )
+        fragments = page.locator(".reveal .slides .fragment", has_text="Predict:")
+        assert fragments.count() >= 5  # each Predict prompt of the lesson waits for a key press
+        keep_screenshot(page, "section-1")
+
+
+@pytest.mark.browser
+@pytest.mark.timeout(120, method="signal")
+def test_the_class_review_on_the_projector_by_keyboard_in_the_browser(tmp_path: Path) -> None:
+    """The class review runs by keyboard alone: Space reveals the options then the answer, a count typed and
+    Enter is saved to the class-session file (not the progress file), the right arrow moves on, Finish ranks;
+    its type is projector-sized and axe-core finds nothing wrong in it."""
+    require_browser()
+    from playwright.sync_api import expect
+
+    sessions = tmp_path / "class-sessions.sqlite3"
+    first = load_bank().questions("02")[0]
+    assert first.kind == "choice"
+    with lab_in_browser(tmp_path) as (lab, page, db):
+        code = f"from course.widgets import class_review\nclass_review('02', room=24, sessions=r'{sessions}')"
+        nbformat.write(
+            nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)]),
+            tmp_path / "course" / "class.ipynb",
+        )
+        open_notebook(lab, page, "class.ipynb", db)
+        nb.run_all(page)
+        nb.wait_for_text(page, ".course-class-review", "Class review · question 1 / ")
+        room = page.locator(".course-class-review")
+        expect(room).to_be_focused()  # the keys work at once
+        size = page.evaluate(
+            "() => getComputedStyle(document.querySelector('.course-class-prompt .widget-htmlmath-content'))"
+            ".fontSize"
+        )
+        assert size == "30px", "readable from the back of the room"
+        page.keyboard.press("Space")
+        expect(room.locator(".course-class-option")).to_have_count(len(first.options))
+        page.keyboard.press("Space")
+        expect(room.locator(".course-class-right")).to_have_count(1)
+        expect(room.locator(".course-class-right")).to_contain_text(first.answer)
+        keep_screenshot(page, "answer", show=room)
+        room.get_by_role("spinbutton").fill("18")
+        page.keyboard.press("Enter")
+        expect(room).to_contain_text("saved: 18 of 24 right")
+        expect(room).to_be_focused()
+        page.keyboard.press("ArrowRight")
+        expect(room).to_contain_text("Class review · question 2 / ")
+        room.get_by_role("spinbutton").fill("3")
+        page.keyboard.press("Enter")
+        expect(room).to_contain_text("saved: 3 of 24 right")
+        room.get_by_role("button", name="Finish").click()
+        expect(room.locator("h3", has_text="Revisit")).to_have_count(1)
+        keep_screenshot(page, "summary", show=room)
+        no_violations(page, ".course-class-review")
+    assert not db.exists(), "a class review never touches a learner's progress"
+    with SessionLog.open(sessions, create=False) as log:
+        (session,) = log.sessions()
+    assert [(t.question_id, t.right) for t in session.tallies] == [
+        (first.id, 18),
+        (load_bank().questions("02")[1].id, 3),
+    ]
 
 
 @pytest.mark.parametrize("ci", ["", "1"])

@@ -32,6 +32,8 @@ from store_helpers import (
 from scheduler import (
     Answer,
     DueItems,
+    LogEntry,
+    Merged,
     Rating,
     Review,
     State,
@@ -146,6 +148,43 @@ def test_schedule_is_rebuilt_from_the_log(store: Storage) -> None:
     store.rebuild_cache()
     assert store.cards() == cards
     assert store.card("q") == cards["q"] and store.card("never") is None
+
+
+def test_a_merge_inserts_new_answers_by_time_and_keeps_every_row(backend: Backend, location: Path) -> None:
+    hour = timedelta(hours=1)
+    with backend.open(location, True) as store:
+        first = store.record("q", GOOD, T0 + 2 * hour, 100)
+        second = store.record("r", EASY, T0)  # earlier than the first: written out of time order
+        store.record_cram("q", HARD, T0 + hour, 7)
+        store.enroll("d1", T0 + hour)
+        merged = store.merge(
+            [LogEntry("q", GOOD, T0 + 2 * hour, 100), LogEntry("q", AGAIN, T0 + hour, None)],  # one present
+            [LogEntry("q", HARD, T0 + hour, None), LogEntry("q", EASY, T0, 5)],
+            {"d1": T0, "d2": T0 + hour},
+        )
+        assert merged == Merged(answers=1, practice=2, decks=1, skipped=1)
+        log = [(r.item_id, r.rating, r.reviewed_at, r.duration_ms) for r in store.reviews()]
+        assert log == [("q", AGAIN, T0 + hour, None), ("q", GOOD, T0 + 2 * hour, 100), ("r", EASY, T0, None)]
+        assert store.reviews()[2] == second  # untouched item: its row as it was
+        assert [answer.state_before for answer in store.answers()] == [State.NEW, State.LEARNING, State.NEW]
+        assert first.due == T0 + 2 * hour + timedelta(
+            minutes=10
+        )  # q's GOOD was its first answer, now its second
+        assert [(r.rating, r.reviewed_at) for r in store.cram_reviews()] == [
+            (EASY, T0),
+            (HARD, T0 + hour),
+            (HARD, T0 + hour),
+        ]  # a practice answer with another duration is another answer
+        assert store.enrolled() == {"d1": T0, "d2": T0 + hour}  # a deck keeps its earliest date
+        assert_schedule_is_the_log_replayed(store)
+        assert store.merge([LogEntry("q", AGAIN, T0 + hour, None)], [], {}) == Merged(0, 0, 0, 1)
+    with backend.open(location.with_name("in-order.sqlite3"), True) as in_order:
+        in_order.record("q", AGAIN, T0 + hour)
+        in_order.record("q", GOOD, T0 + 2 * hour, 100)
+        in_order.record("r", EASY, T0)
+        with backend.open(location, False) as reopened:
+            assert reopened.cards() == in_order.cards()
+            assert reopened.reviews("q") == in_order.reviews("q")
 
 
 def test_due_items_come_earliest_first(store: Storage) -> None:

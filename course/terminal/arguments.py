@@ -71,11 +71,34 @@ _COMMANDS = {  # name: (help, description)
         "exercises' solutions replaced by stubs. A notebook you have edited is never overwritten: when the "
         "course has a newer version of it, that version is written beside yours as NN-name.updated.ipynb.",
     ),
+    "export-anki": (
+        "write the questions to an Anki package (.apkg)",
+        "Write the questions of the lessons named (default: every lesson) to FILE, an Anki package: one "
+        'deck, "Attention course", tagged by lesson. Importing a newer export into Anki updates the notes of '
+        "edited questions instead of adding copies.",
+    ),
+    "export-progress": (
+        "write your progress to a file, to move or merge it",
+        "Write your enrolled lessons, answers and practice answers to FILE (JSON lines). Your progress file "
+        "is only read.",
+    ),
+    "import-progress": (
+        "add the progress in a file written by export-progress to yours",
+        "Merge FILE, written by export-progress, into your progress: answers already there are skipped, the "
+        "others go in at their time, and your schedule is recomputed. The whole file is checked first: on "
+        "any problem nothing is imported.",
+    ),
+    "session-report": (
+        "what past class review sessions showed: the most missed questions, the sections to revisit",
+        "Print, for each class review session (class_review in a notebook), its questions ranked by miss "
+        "rate and the lesson sections to revisit. The class-session file is only read.",
+    ),
 }
 
 
 def parser() -> argparse.ArgumentParser:
-    """The parser of ``python -m course`` and its commands: review, cram, stats, check and workbook."""
+    """The parser of ``python -m course`` and its commands: review, cram, stats, check, workbook,
+    export-anki, export-progress, import-progress and session-report."""
     main = argparse.ArgumentParser(
         prog="python -m course",
         description="Spaced-repetition reviews of the attention course's self-check questions.",
@@ -102,16 +125,41 @@ def parser() -> argparse.ArgumentParser:
     sub["workbook"].add_argument(
         "dir", nargs="?", default="workbook", metavar="DIR", help="default: workbook"
     )
+    _transfers(sub)
+    sub["session-report"].add_argument(
+        "--sessions",
+        metavar="PATH",
+        help="class-session file (default: $COURSE_SESSIONS, else class-sessions.sqlite3 beside the progress "
+        "file)",
+    )
+    sub["session-report"].add_argument(
+        "--last", type=count, metavar="N", help="only the last N sessions (default: all)"
+    )
+    _common(sub["session-report"], db=False)
     return main
 
 
-def _common(sub: argparse.ArgumentParser, *, db: bool = True) -> None:
-    """--db (unless `db` is false), --bank and the hidden --now."""
+def _transfers(sub: dict[str, argparse.ArgumentParser]) -> None:
+    """export-anki FILE [--lessons ...], export-progress FILE and import-progress FILE."""
+    sub["export-anki"].add_argument("file", metavar="FILE", help="the package to write, e.g. attention.apkg")
+    sub["export-anki"].add_argument(
+        "--lessons", nargs="+", default=[], metavar="LESSON", help="only these lessons, e.g. 01 02"
+    )
+    _common(sub["export-anki"], db=False)
+    sub["export-progress"].add_argument("file", metavar="FILE", help="the file to write, e.g. progress.jsonl")
+    _common(sub["export-progress"], bank=False)
+    sub["import-progress"].add_argument("file", metavar="FILE", help="a file written by export-progress")
+    _common(sub["import-progress"], bank=False)
+
+
+def _common(sub: argparse.ArgumentParser, *, db: bool = True, bank: bool = True) -> None:
+    """--db (unless `db` is false), --bank (unless `bank` is false) and the hidden --now."""
     if db:
         sub.add_argument(
             "--db", metavar="PATH", help="progress file (default: $COURSE_DB, else per-user file)"
         )
-    sub.add_argument("--bank", metavar="DIR", help="question bank directory (default: the course's own)")
+    if bank:
+        sub.add_argument("--bank", metavar="DIR", help="question bank directory (default: the course's own)")
     sub.add_argument("--now", type=iso_time, help=argparse.SUPPRESS)
 
 

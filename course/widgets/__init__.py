@@ -1,4 +1,5 @@
-"""The course's Jupyter widgets: a lesson's quiz, the spaced-repetition review, and practice (cram).
+"""The course's Jupyter widgets: a lesson's quiz, the spaced-repetition review, practice (cram), and the
+class review on a projector (`class_review`).
 
 ``quiz("02")``, ``review()`` and ``cram("02", "03")`` return small objects that display as a widget in
 JupyterLab (and as a stable sentence in plain text, which is what nbval compares). They work with ipywidgets
@@ -13,6 +14,7 @@ place that opens and closes it.
 
 from __future__ import annotations
 
+from course.widgets._class_review import ClassReviewWidget, class_review
 from course.widgets._cram import PRACTICE_NOTE, CramWidget, cram
 from course.widgets._quiz import QuizWidget, quiz
 from course.widgets._render import to_html
@@ -21,9 +23,11 @@ from course.widgets._review import NO_PROGRESS, ReviewWidget, review
 __all__ = [
     "NO_PROGRESS",
     "PRACTICE_NOTE",
+    "ClassReviewWidget",
     "CramWidget",
     "QuizWidget",
     "ReviewWidget",
+    "class_review",
     "cram",
     "quiz",
     "review",

@@ -1,0 +1,150 @@
+"""The question bank as an Anki package (``.apkg``), for learners who review in Anki.
+
+One deck, "Attention course", and one note type, "Attention course question" (fields Front, Back, Lesson,
+Id), both with fixed ids; each note's GUID is derived from its question id, so importing a newer export
+updates the notes of edited questions instead of adding copies. Text goes through the widgets' Markdown
+rendering (`course.widgets.to_html`: HTML escaped, ``$`` math kept), then the math delimiters become Anki's
+MathJax ones: ``$...$`` -> ``\\(...\\)``, ``$$...$$`` -> ``\\[...\\]``. Retired questions are not questions
+of the bank, so they are never exported.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import re
+import sqlite3
+import tempfile
+import zipfile
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+
+import genanki  # type: ignore[import-untyped]
+
+from course.bank import Bank, Question
+from course.kinds import Kind
+from course.widgets import to_html
+from course.widgets._texts import inline_html
+
+__all__ = [
+    "DECK_ID",
+    "DECK_NAME",
+    "FIELDS",
+    "MODEL_ID",
+    "MODEL_NAME",
+    "anki_math",
+    "back",
+    "front",
+    "tags",
+    "write_package",
+]
+
+DECK_ID = 1_733_091_201
+DECK_NAME = "Attention course"
+MODEL_ID = 1_733_091_202
+MODEL_NAME = "Attention course question"
+FIELDS = ("Front", "Back", "Lesson", "Id")
+_LETTERS = "ABCDEF"
+_CSS = ".card { font-family: sans-serif; font-size: 18px; text-align: left; }\n.answer { font-weight: bold; }"
+_CODE = re.compile(r"(<pre><code>.*?</code></pre>|<code>.*?</code>)", re.DOTALL)
+_DISPLAY = re.compile(r"(?<!\\)\$\$(.+?)(?<!\\)\$\$", re.DOTALL)
+_INLINE = re.compile(r"(?<!\\)\$(.+?)(?<!\\)\$", re.DOTALL)
+
+
+def anki_math(html: str) -> str:
+    """`html` with ``$$...$$`` as ``\\[...\\]`` and ``$...$`` as ``\\(...\\)``, outside code; ``\\$`` as
+    ``$``."""
+    parts = _CODE.split(html)
+    for index in range(0, len(parts), 2):  # the odd parts are code, kept as they are
+        text = _DISPLAY.sub(lambda match: f"\\[{match.group(1)}\\]", parts[index])
+        text = _INLINE.sub(lambda match: f"\\({match.group(1)}\\)", text)
+        parts[index] = text.replace("\\$", "$")
+    return "".join(parts)
+
+
+def _html(text: str) -> str:
+    return anki_math(to_html(text))
+
+
+def _inline(text: str) -> str:
+    """`text` rendered without the paragraph around it when it is one paragraph (an option, an answer)."""
+    return anki_math(inline_html(text))
+
+
+def front(question: Question) -> str:
+    """The prompt, and for a choice question its options, lettered A, B, ..."""
+    if question.kind != Kind.CHOICE:
+        return _html(question.prompt)
+    options = "".join(f"<li>{_inline(option.text)}</li>" for option in question.options)
+    return f'{_html(question.prompt)}\n<ol type="A">{options}</ol>'
+
+
+def back(question: Question) -> str:
+    """The answer (a choice question's right option and why each option is right or wrong; a number with
+    its unit), then the explanation."""
+    if question.kind == Kind.CHOICE:
+        right = question.correct_option
+        answer = f"{_LETTERS[right]}. {_inline(question.options[right].text)}"
+        whys = "".join(
+            f"<li>{'Right' if option.correct else 'Wrong'}: {_inline(option.why)}</li>"
+            for option in question.options
+        )
+        body = f'<p class="answer">Answer: {answer}</p>\n<ol type="A">{whys}</ol>'
+    elif question.kind == Kind.NUMERIC:
+        unit = f" {_inline(question.unit)}" if question.unit else ""
+        body = f'<p class="answer">Answer: {question.answer}{unit}</p>'
+    else:
+        body = f'<div class="answer">{_html(str(question.answer))}</div>'
+    return f"{body}\n{_html(question.explanation)}"
+
+
+def tags(question: Question) -> list[str]:
+    return [f"lesson-{question.lesson}"]
+
+
+def _model() -> genanki.Model:
+    return genanki.Model(
+        MODEL_ID,
+        MODEL_NAME,
+        fields=[{"name": name} for name in FIELDS],
+        templates=[
+            {"name": "Question", "qfmt": "{{Front}}", "afmt": "{{FrontSide}}\n<hr id=answer>\n{{Back}}"}
+        ],
+        css=_CSS,
+    )
+
+
+def _deck(questions: Sequence[Question]) -> genanki.Deck:
+    model = _model()
+    deck = genanki.Deck(DECK_ID, DECK_NAME)
+    for question in questions:
+        fields = [front(question), back(question), question.lesson, question.id]
+        deck.add_note(
+            genanki.Note(model=model, fields=fields, tags=tags(question), guid=genanki.guid_for(question.id))
+        )
+    return deck
+
+
+def write_package(bank: Bank, lessons: Sequence[str], path: Path, at: datetime) -> int:
+    """Write the questions of `lessons` (in bank order) to the Anki package `path`, replacing it whole;
+    return how many notes. `at` is the notes' modification time (and where their row ids start)."""
+    questions = [question for question in bank.all() if question.lesson in lessons]
+    package = genanki.Package(_deck(questions))
+    folder = path.resolve().parent
+    with tempfile.TemporaryDirectory(dir=folder, prefix=".anki-") as scratch:
+        collection = Path(scratch) / "collection.anki2"
+        connection = sqlite3.connect(collection)
+        try:
+            package.write_to_db(
+                connection.cursor(), at.timestamp(), itertools.count(int(at.timestamp() * 1000))
+            )
+            connection.commit()
+        finally:
+            connection.close()
+        staged = Path(scratch) / "package.apkg"
+        with zipfile.ZipFile(staged, "w", zipfile.ZIP_DEFLATED) as archive:
+            archive.write(collection, "collection.anki2")
+            archive.writestr("media", "{}")
+        os.replace(staged, path)
+    return len(questions)

@@ -1,0 +1,168 @@
+"""A learner's progress as a file of JSON lines, to move it to another machine or merge two of them.
+
+Line 1 is the header ``{"format": "attention-course-progress", "version": 1, "exported_at": TIME}``; each
+other line is one record, in the store's order: the enrolled lessons first, then the scheduled answers, then
+the practice (cram) answers::
+
+    {"type": "enrollment", "lesson": "01", "at": "2025-03-03T09:00:00.000Z"}
+    {"type": "review", "item": "01-a", "rating": "good", "at": "2025-03-03T10:00:00.000Z", "duration_ms": 9}
+    {"type": "practice", "item": "01-a", "rating": "hard", "at": "2025-03-04T10:00:00.000Z", "duration_ms": 0}
+
+A rating is written by its name (``again``, ``hard``, ``good``, ``easy``), a time as ISO 8601 UTC to the
+millisecond (any ISO 8601 time with a UTC offset is read), ``duration_ms`` as a whole number or null. Blank
+lines are ignored; anything else wrong is a `ProgressFileError` naming the file and the line, and so is a
+file of a newer format version. Reading checks every line before anything is imported.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from scheduler import LogEntry, Rating
+
+__all__ = ["FORMAT", "VERSION", "Progress", "ProgressFileError", "lines", "read_progress", "utc_text"]
+
+FORMAT = "attention-course-progress"
+VERSION = 1
+_RATINGS = {rating.name.lower(): rating for rating in Rating}
+_KINDS = ("enrollment", "review", "practice")
+
+
+class ProgressFileError(Exception):
+    """A progress file that cannot be imported; the message names the file (and the line)."""
+
+
+@dataclass(frozen=True)
+class Progress:
+    """What a progress file holds: enrolled lessons with their dates, scheduled and practice answers."""
+
+    enrollments: dict[str, datetime]
+    reviews: list[LogEntry]
+    practice: list[LogEntry]
+
+    def __len__(self) -> int:
+        return len(self.enrollments) + len(self.reviews) + len(self.practice)
+
+
+def utc_text(at: datetime) -> str:
+    """`at` as ISO 8601 UTC to the millisecond: ``2025-03-03T10:00:00.000Z``."""
+    at = at.astimezone(timezone.utc)
+    return at.strftime("%Y-%m-%dT%H:%M:%S.") + f"{at.microsecond // 1000:03d}Z"
+
+
+def lines(progress: Progress, exported_at: datetime) -> Iterator[str]:
+    """The file's lines, without line ends: the header, then every record."""
+    yield json.dumps({"format": FORMAT, "version": VERSION, "exported_at": utc_text(exported_at)})
+    for lesson, at in progress.enrollments.items():
+        yield json.dumps({"type": "enrollment", "lesson": lesson, "at": utc_text(at)})
+    for kind, entries in (("review", progress.reviews), ("practice", progress.practice)):
+        for entry in entries:
+            yield json.dumps(
+                {
+                    "type": kind,
+                    "item": entry.item_id,
+                    "rating": entry.rating.name.lower(),
+                    "at": utc_text(entry.reviewed_at),
+                    "duration_ms": entry.duration_ms,
+                }
+            )
+
+
+def read_progress(path: Path) -> Progress:
+    """Read and check the whole progress file at `path`; `ProgressFileError` for the first problem."""
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except OSError as problem:
+        raise ProgressFileError(f"{path} cannot be read ({problem.strerror or problem})") from None
+    except UnicodeDecodeError:
+        raise ProgressFileError(f"{path} is not a progress file: it is not UTF-8 text") from None
+    numbered = [(number, line) for number, line in enumerate(text.splitlines(), 1) if line.strip()]
+    if not numbered:
+        raise ProgressFileError(f"{path} is empty: it is not a progress file")
+    _check_header(path, *numbered[0])
+    progress = Progress({}, [], [])
+    for number, line in numbered[1:]:
+        try:
+            _add(progress, _object(line))
+        except ValueError as problem:
+            raise ProgressFileError(f"{path}, line {number}: {problem}") from None
+    return progress
+
+
+def _check_header(path: Path, number: int, line: str) -> None:
+    try:
+        header = _object(line)
+    except ValueError:
+        header = {}
+    version = header.get("version")
+    if header.get("format") != FORMAT or isinstance(version, bool) or not isinstance(version, int):
+        raise ProgressFileError(
+            f'{path}, line {number}: not a progress file (it must start with {{"format": "{FORMAT}", '
+            f'"version": {VERSION}, ...}})'
+        )
+    if version > VERSION:
+        raise ProgressFileError(
+            f"{path} was written by a newer course (progress format {version}; this course reads {VERSION}): "
+            "upgrade the course to import it"
+        )
+
+
+def _object(line: str) -> dict[str, Any]:
+    try:
+        value = json.loads(line)
+    except json.JSONDecodeError as problem:
+        raise ValueError(f"not JSON ({problem.msg} at column {problem.colno})") from None
+    if not isinstance(value, dict):
+        raise ValueError("not a JSON object")
+    return value
+
+
+def _add(progress: Progress, record: dict[str, Any]) -> None:
+    kind = record.get("type")
+    if kind not in _KINDS:
+        raise ValueError(f"unknown record type {kind!r} (expected one of {', '.join(_KINDS)})")
+    at = _time(record.get("at"))
+    if kind == "enrollment":
+        lesson = _text(record, "lesson")
+        progress.enrollments[lesson] = min(at, progress.enrollments.get(lesson, at))
+        return
+    entry = LogEntry(_text(record, "item"), _rating(record.get("rating")), at, _duration(record))
+    (progress.reviews if kind == "review" else progress.practice).append(entry)
+
+
+def _text(record: dict[str, Any], key: str) -> str:
+    value = record.get(key)
+    if not isinstance(value, str) or not value:
+        raise ValueError(f"{key!r} must be a non-empty string, got {value!r}")
+    return value
+
+
+def _rating(value: object) -> Rating:
+    if not isinstance(value, str) or value not in _RATINGS:
+        raise ValueError(f"'rating' must be one of {', '.join(_RATINGS)}, got {value!r}")
+    return _RATINGS[value]
+
+
+def _time(value: object) -> datetime:
+    problem = ValueError(f"'at' must be an ISO 8601 time with a UTC offset, got {value!r}")
+    if not isinstance(value, str):
+        raise problem
+    try:
+        at = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        if at.tzinfo is None:
+            raise problem
+        return at.astimezone(timezone.utc)
+    except (ValueError, OverflowError):
+        raise problem from None
+
+
+def _duration(record: dict[str, Any]) -> int | None:
+    value = record.get("duration_ms")
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+        raise ValueError(f"'duration_ms' must be a whole number, 0 or more, or null, got {value!r}")
+    return value

@@ -1,0 +1,81 @@
+"""Slides: the slideshow metadata that lets every lesson be presented with JupyterLab's RISE extension.
+
+RISE (the ``jupyterlab-rise`` extension) reads each cell's ``metadata.slideshow.slide_type``. The rules, one
+per kind of cell, so that a lesson's slides follow its structure:
+
+- the title cell, every numbered section (``## 1. ...``) and every other ``##`` heading (Exercises, Key
+  takeaways, References, ...) starts a **slide**;
+- a **Predict** prompt is a **fragment** (unless it is in a heading's cell, which stays a slide), and so is
+  the code cell right after it (the one that reveals the answer): the room sees the question, answers, then
+  the instructor reveals;
+- any other Markdown cell starts a **subslide** (a slide below the section's), so that no slide runs long;
+- the import-and-seed cell is **skipped** (it still runs; it only prints versions);
+- any other code cell continues the slide of the text above it (``-``).
+
+`slide_types` computes them, `mark_slides` writes them into a notebook (with the notebook-level RISE
+settings `RISE_SETTINGS`), and ``python -m course.slides NOTEBOOK...`` marks notebooks in place.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import nbformat
+
+__all__ = ["PREDICT", "RISE_SETTINGS", "main", "mark_slides", "slide_types"]
+
+PREDICT = "**Predict:**"
+# Long cells scroll instead of being cut off; the slide number shows; one theme for every lesson.
+RISE_SETTINGS: dict[str, Any] = {"scroll": True, "slideNumber": True, "theme": "white", "transition": "none"}
+_IMPORTS = "# NBVAL_IGNORE_OUTPUT"  # how the import-and-seed cell starts (its output: versions)
+
+
+def slide_types(cells: Sequence[Any]) -> list[str]:
+    """The slide type of each cell of a lesson, in order (see the module's rules)."""
+    types: list[str] = []
+    for index, cell in enumerate(cells):
+        source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+        after_predict = index > 0 and _is_predict(cells[index - 1])
+        if index == 0 or (cell["cell_type"] == "markdown" and source.startswith("## ")):
+            types.append("slide")
+        elif cell["cell_type"] == "markdown":
+            types.append("fragment" if _is_predict(cell) else "subslide")  # a heading stays a slide
+        elif index == 1 and source.startswith(_IMPORTS):
+            types.append("skip")
+        else:
+            types.append("fragment" if after_predict else "-")
+    return types
+
+
+def _is_predict(cell: Any) -> bool:
+    source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+    return bool(cell["cell_type"] == "markdown" and PREDICT in source)
+
+
+def mark_slides(notebook: Any) -> bool:
+    """Write the slide types and `RISE_SETTINGS` into `notebook` (an nbformat node); True if it changed."""
+    changed = bool(notebook.metadata.get("rise") != RISE_SETTINGS)
+    notebook.metadata["rise"] = dict(RISE_SETTINGS)
+    for cell, kind in zip(notebook.cells, slide_types(notebook.cells), strict=True):
+        if cell.metadata.get("slideshow") != {"slide_type": kind}:
+            cell.metadata["slideshow"] = {"slide_type": kind}
+            changed = True
+    return changed
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Mark each notebook named in `argv` in place; say which changed."""
+    paths = [Path(arg) for arg in (sys.argv[1:] if argv is None else argv)]
+    for path in paths:
+        notebook = nbformat.read(path, as_version=nbformat.NO_CONVERT)
+        if mark_slides(notebook):
+            nbformat.write(notebook, path)
+            print(f"marked {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
