@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
-__all__ = ["Key", "interleave", "new_answers"]
+__all__ = ["Key", "Plan", "interleave", "new_answers", "plan"]
 
 Key = tuple[str, int, int, "int | None"]  # item_id, rating, reviewed_at (ms), duration_ms
 
@@ -43,3 +44,22 @@ def interleave(existing: Sequence[tuple[int, Key]], fresh: Sequence[Key]) -> lis
             out.append(existing[i])
             i += 1
     return out
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How `incoming` answers go into a log: ``merged`` is the whole log afterwards (ids None for new rows),
+    rows from ``start`` on are the ones to rewrite; ``added`` new answers, ``skipped`` already present."""
+
+    merged: list[tuple[int | None, Key]]
+    start: int
+    added: int
+    skipped: int
+
+
+def plan(existing: Sequence[tuple[int, Key]], incoming: Iterable[Key]) -> Plan:
+    """The `Plan` for merging `incoming` into the log `existing` (rows (id, key) in log order)."""
+    fresh, skipped = new_answers([key for _, key in existing], incoming)
+    merged = interleave(existing, fresh)
+    start = next((index for index, (row_id, _) in enumerate(merged) if row_id is None), len(merged))
+    return Plan(merged, start, len(fresh), skipped)

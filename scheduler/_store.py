@@ -22,7 +22,7 @@ from scheduler._bulk import paused_gc
 from scheduler._errors import StoreAccessError, StoreCorruptError, StoreNotFoundError
 from scheduler._failures import from_os_error, translate
 from scheduler._memory import Memory
-from scheduler._merging import Key, interleave, new_answers
+from scheduler._merging import Key, plan
 from scheduler._opening import MISSING, enable_wal, inspect, migrate
 from scheduler._records import (
     Answer,
@@ -100,19 +100,14 @@ def _merge_cram(connection: sqlite3.Connection, incoming: list[Key]) -> tuple[in
     rows = connection.execute(
         "SELECT id, item_id, rating, reviewed_at, duration_ms FROM cram_log ORDER BY id"
     ).fetchall()
-    existing = [(row[0], (row[1], row[2], row[3], row[4])) for row in rows]
-    fresh, skipped = new_answers([key for _, key in existing], incoming)
-    if not fresh:
-        return 0, skipped
-    merged = interleave(existing, fresh)
-    start = next(index for index, (row_id, _) in enumerate(merged) if row_id is None)
-    if start < len(rows):
-        connection.execute("DELETE FROM cram_log WHERE id >= ?", (rows[start][0],))
+    merge = plan([(row[0], (row[1], row[2], row[3], row[4])) for row in rows], incoming)
+    if merge.added and merge.start < len(rows):
+        connection.execute("DELETE FROM cram_log WHERE id >= ?", (rows[merge.start][0],))
     connection.executemany(
         "INSERT INTO cram_log (item_id, rating, reviewed_at, duration_ms) VALUES (?, ?, ?, ?)",
-        [key for _, key in merged[start:]],
+        [key for _, key in merge.merged[merge.start :]],
     )
-    return len(fresh), skipped
+    return merge.added, merge.skipped
 
 
 def _merge_decks(connection: sqlite3.Connection, dates: Mapping[str, int]) -> int:
@@ -432,14 +427,12 @@ class Store:
             "SELECT id, item_id, rating, reviewed_at, duration_ms, due, state_before "
             "FROM review_log ORDER BY id"
         ).fetchall()
-        existing = [(row[0], (row[1], row[2], row[3], row[4])) for row in rows]
-        fresh, skipped = new_answers([key for _, key in existing], incoming)
-        if not fresh:
-            return 0, skipped
-        merged = interleave(existing, fresh)
-        start = next(index for index, (row_id, _) in enumerate(merged) if row_id is None)
+        merge = plan([(row[0], (row[1], row[2], row[3], row[4])) for row in rows], incoming)
+        if not merge.added:
+            return 0, merge.skipped
+        merged, start = merge.merged, merge.start
         kept = {row[0]: row for row in rows}
-        touched = {key[0] for key in fresh}
+        touched = {key[0] for row_id, key in merged[start:] if row_id is None}
         history: dict[str, list[Review]] = {item_id: [] for item_id in touched}
         for row in rows[:start]:
             if row[1] in touched:
@@ -463,7 +456,7 @@ class Store:
                 (*key, due, before),
             )
         self._rebuild(connection)
-        return len(fresh), skipped
+        return merge.added, merge.skipped
 
     def _redo(self, history: list[Review], key: Key) -> tuple[int, int]:
         """The due time and the state code before, of answer `key` given after `history` (its item's rows)."""
