@@ -1,11 +1,13 @@
-"""``python -m course``: review, cram, stats, check, workbook, transfers and session-report, in a terminal.
+"""``python -m course``: review, cram, stats, check, workbook, transfers, settings, optimize and
+session-report, in a terminal.
 
 This is the outermost layer: the only place of the terminal interface that reads the clock (`now`, or the
 hidden ``--now`` option that freezes it for tests and demos). Exit status: 0 done, 1 the question bank is
 invalid (or, with ``check --strict``, has lint warnings), 2 the progress database cannot be used (missing,
-locked, corrupt, newer, or read-only where answers are to be saved), the workbook cannot be written or bad
-arguments, 130 interrupted (Ctrl-C), 129 the terminal was closed (SIGHUP), 143 asked to stop (SIGTERM), 141
-the output was closed early (e.g. piped into ``head``). It never shows a traceback for any of these.
+locked, corrupt, newer, or read-only where answers or settings are to be saved), the workbook cannot be
+written or bad arguments, 3 ``optimize`` found too few reviews to fit to (nothing changed), 130 interrupted
+(Ctrl-C), 129 the terminal was closed (SIGHUP), 143 asked to stop (SIGTERM), 141 the output was closed early
+(e.g. piped into ``head``). It never shows a traceback for any of these.
 
 Stopping never loses an answer already given: Ctrl-C, a closed terminal (SIGHUP) and SIGTERM stop ``review``
 and ``cram`` the way typing q does, at the prompt on screen (a signal that comes while an answer is being
@@ -49,6 +51,7 @@ from course.terminal.exits import (
     EXIT_USAGE,
 )
 from course.terminal.review import WELCOME, review
+from course.terminal.scheduling import SCHEDULING, optimize, settings
 from course.terminal.session import NotSaved
 from course.terminal.session_report import session_report
 from course.terminal.transfer import TRANSFERS, transfer
@@ -114,9 +117,11 @@ def _run(
     stops: Stops | None = None,
 ) -> int:
     """Load the bank, then run check, or open the progress file and run stats, cram or review; or run one
-    of the transfers (export-anki, export-progress, import-progress)."""
+    of the transfers (export-anki, export-progress, import-progress), or settings or optimize."""
     if args.command in TRANSFERS:
         return transfer(args, out, err, args.now if args.now is not None else now())
+    if args.command in SCHEDULING:
+        return _scheduling(args, out, err, args.now if args.now is not None else now())
     try:
         bank = load_bank(args.bank)
     except BankError as problem:
@@ -127,9 +132,8 @@ def _run(
         return session_report(args, bank, out, err)
     clock: Callable[[], datetime] = (lambda: args.now) if args.now is not None else now
     console = Console(stdin, out, terminal_width(), stops)
-    store = None
-    try:
-        store = _open(args)
+
+    def run(store: Store) -> int:
         if args.command == "stats":
             console.say(progress_report(store, bank.items(), clock(), local_tz()))
             return EXIT_OK
@@ -137,6 +141,23 @@ def _run(
         if args.command == "cram":
             return cram(console, err, store, bank, args.lessons, clock, order_rng)
         return review(console, store, bank, clock, local_tz(), limits(args), order_rng)
+
+    return _using_store(args, err, run)
+
+
+def _scheduling(args: argparse.Namespace, out: TextIO, err: TextIO, at: datetime) -> int:
+    """settings or optimize, at `at`, on the existing progress file."""
+    if args.command == "settings":
+        return _using_store(args, err, lambda store: settings(args, store, out, at, local_tz()))
+    return _using_store(args, err, lambda store: optimize(args, store, out, err, at))
+
+
+def _using_store(args: argparse.Namespace, err: TextIO, run: Callable[[Store], int]) -> int:
+    """`run` on the opened progress file, closed afterwards; its problems reported, exit status 2."""
+    store = None
+    try:
+        store = _open(args)
+        return run(store)
     except StoreNotFoundError as problem:
         err.write(
             f"no progress yet: there is no progress file at {problem.path}. Answer a quiz in a lesson "
@@ -149,7 +170,7 @@ def _run(
         return EXIT_STORE
     except StoreError as problem:
         err.write(f"{problem}\n")
-        if args.command != "stats" and getattr(problem, "reason", None) == "read-only":
+        if args.command in ("review", "cram") and getattr(problem, "reason", None) == "read-only":
             err.write(_NOTHING_ASKED)
         return EXIT_STORE
     finally:

@@ -15,7 +15,7 @@ from datetime import datetime, timedelta, tzinfo
 from typing import NamedTuple
 
 from course.lessons import QUIZ_LESSONS, lesson_title
-from scheduler import Item, Limits, Session, Store, day_start, format_interval, stats
+from scheduler import Item, Limits, Memory, Session, Settings, Store, day_start, format_interval, stats
 
 __all__ = [
     "NOTHING_DUE",
@@ -27,10 +27,14 @@ __all__ = [
     "held_sentence",
     "interval",
     "lesson_label",
+    "local_date",
     "next_steps",
     "outlook",
+    "parameters_text",
     "plural",
     "progress_report",
+    "retention_text",
+    "scheduling_text",
 ]
 
 NOTHING_DUE = "Nothing is due right now."
@@ -155,13 +159,70 @@ def next_steps(
     return opening + ([upcoming] if upcoming is not None else [])
 
 
+# ------------------------------------------------------------------------------------------- scheduling
+
+
+def retention_text(settings: Settings) -> str:
+    """``85% (the default)``, ``90%``."""
+    default = " (the default)" if settings.desired_retention is None else ""
+    return f"{_percent(_retention(settings))}{default}"
+
+
+def _retention(settings: Settings) -> float:
+    """The desired retention in use: the setting, else Memory's default."""
+    return Memory().desired_retention if settings.desired_retention is None else settings.desired_retention
+
+
+def scheduling_text(settings: Settings, tz: tzinfo) -> str:
+    """``FSRS default parameters, desired retention 85%.``, ``your own FSRS parameters (fitted 1 Dec 2026 to
+    640 reviews), desired retention 90%.``"""
+    retention = f"desired retention {_percent(_retention(settings))}."
+    if settings.parameters is None:
+        return f"FSRS default parameters, {retention}"
+    fitted = _fitted(settings, tz)
+    return f"your own FSRS parameters{f' (fitted {fitted})' if fitted else ''}, {retention}"
+
+
+def parameters_text(settings: Settings, tz: tzinfo) -> str:
+    """``the defaults``, ``your own, fitted on 1 Dec 2026 to 640 reviews``."""
+    if settings.parameters is None:
+        return "the defaults"
+    fitted = _fitted(settings, tz, on="on ")
+    return f"your own, fitted {fitted}" if fitted else "your own"
+
+
+def _fitted(settings: Settings, tz: tzinfo, on: str = "") -> str:
+    """``1 Dec 2026 to 640 reviews`` (with `on` before the date), or as much of it as is known."""
+    fitted = []
+    if settings.fitted_at is not None:
+        fitted.append(f"{on}{local_date(settings.fitted_at, tz)}")
+    if settings.fitted_reviews is not None:
+        fitted.append(f"to {plural(settings.fitted_reviews, 'review')}")
+    return " ".join(fitted)
+
+
+def local_date(at: datetime, tz: tzinfo) -> str:
+    """``1 Dec 2026``: the day of `at` in `tz` (English month names, whatever the locale)."""
+    day = at.astimezone(tz).date()
+    return f"{day.day} {_MONTHS[day.month - 1]} {day.year}"
+
+
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def _percent(value: float) -> str:
+    """``85%``, ``87.5%``."""
+    return f"{round(value * 100, 2):g}%"
+
+
 # ------------------------------------------------------------------------------------------------ stats
 
 
 def progress_report(store: Store, items: Sequence[Item], at: datetime, tz: tzinfo) -> str:
     """The summary of ``python -m course stats``, one line per figure: the progress file, the lessons
     started, what is due now, later today and on each of the next 7 days, the reviews so far, the true
-    retention and the new questions available, for `items` at `at` (days start at the rollover in `tz`)."""
+    retention, the new questions available and the scheduling settings, for `items` at `at` (days start at
+    the rollover in `tz`)."""
     result = stats(store, items, at, tz)
     first = day_start(at, tz).astimezone(tz).date()
     days = [_WEEKDAYS[(first + timedelta(days=k)).weekday()] for k in range(1, 8)]
@@ -182,6 +243,7 @@ def progress_report(store: Store, items: Sequence[Item], at: datetime, tz: tzinf
         f"Reviews in total: {result.reviews_total}",
         f"True retention:   {retention}",
         f"New available:    {result.new_available}",
+        f"Scheduling:       {scheduling_text(store.settings(), tz)}",
     ]
     return "\n".join(lines)
 

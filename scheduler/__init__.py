@@ -13,9 +13,11 @@ from scheduler._errors import (
     StoreNotFoundError,
     StoreVersionError,
 )
+from scheduler._fitting import MIN_FIT_REVIEWS, NotEnoughReviews, fit_parameters, fit_reviews
 from scheduler._format import format_interval
 from scheduler._memory import Memory
 from scheduler._records import (
+    RETENTION_RANGE,
     Answer,
     CardState,
     CramReview,
@@ -26,16 +28,21 @@ from scheduler._records import (
     Merged,
     Rating,
     Review,
+    Settings,
     State,
+    retention_problem,
 )
 from scheduler._schema import SCHEMA_VERSION
-from scheduler._serving import CramSession, Session, due_queue
+from scheduler._serving import ASKED_AGAIN_WITHIN, CramSession, Session, due_queue
 from scheduler._stats import Stats, forecast, stats
 from scheduler._storage import Storage
 from scheduler._store import Store
 from scheduler._time import day_start
 
 __all__ = [
+    "ASKED_AGAIN_WITHIN",
+    "MIN_FIT_REVIEWS",
+    "RETENTION_RANGE",
     "SCHEMA_VERSION",
     "Answer",
     "CardState",
@@ -47,9 +54,11 @@ __all__ = [
     "LogEntry",
     "Memory",
     "Merged",
+    "NotEnoughReviews",
     "Rating",
     "Review",
     "Session",
+    "Settings",
     "State",
     "Stats",
     "Storage",
@@ -62,7 +71,10 @@ __all__ = [
     "StoreVersionError",
     "day_start",
     "due_queue",
+    "fit_parameters",
+    "fit_reviews",
     "forecast",
     "format_interval",
+    "retention_problem",
     "stats",
 ]

@@ -10,19 +10,37 @@ from datetime import datetime, timedelta
 
 from fsrs import Card, Scheduler, State
 from fsrs import Rating as FsrsRating
-from fsrs.scheduler import FUZZ_RANGES
+from fsrs.scheduler import DEFAULT_PARAMETERS, FUZZ_RANGES
 
 from scheduler._records import CardState, Rating, Review, check_rating
 from scheduler._time import require_aware, to_ms
 
-__all__ = ["Memory"]
+__all__ = [
+    "DEFAULT_LEARNING_STEPS",
+    "DEFAULT_PARAMETERS",
+    "DEFAULT_RELEARNING_STEPS",
+    "DEFAULT_RETENTION",
+    "Memory",
+]
+
+DEFAULT_RETENTION = 0.85
+"""The desired retention, chosen by ``benchmarks/retention_sim.py``: the lowest that kept the simulated
+learners' true retention above 90% under both memory models; 0.90 cost 17-20% more reviews."""
+DEFAULT_LEARNING_STEPS: tuple[timedelta, ...] = ()
+"""Same-day steps of a new item before its first interval in days: none. fsrs's own (1 and 10 minutes) cost
+12-20% more reviews at the same true retention in ``benchmarks/retention_sim.py``; a learner has just
+studied the lesson when a question is first answered."""
+DEFAULT_RELEARNING_STEPS: tuple[timedelta, ...] = ()
+"""Same-day steps of a forgotten item before it goes back to intervals in days: none, as above."""
 
 _STATE_NAMES = {State.Learning: "learning", State.Review: "review", State.Relearning: "relearning"}
 _STATES = {name: state for state, name in _STATE_NAMES.items()}
 
 
 class Memory:
-    """Computes the next CardState from the previous one and a rating (FSRS, default parameters).
+    """Computes the next CardState from the previous one and a rating, with FSRS: fsrs's default parameters
+    unless fitted ones are given, desired retention ``DEFAULT_RETENTION`` and no same-day steps unless others
+    are given (fsrs's own are 1 and 10 minutes for a new item, 10 for a forgotten one).
 
     Fuzz (fsrs's: a review interval of 3 days or more moved by a few days, so cards learned together spread
     out) is drawn from a seed made of the item, the rating and the answer time in whole milliseconds, so
@@ -31,20 +49,48 @@ class Memory:
     """
 
     def __init__(
-        self, desired_retention: float = 0.9, *, enable_fuzzing: bool = True, maximum_interval: int = 36500
+        self,
+        desired_retention: float = DEFAULT_RETENTION,
+        *,
+        parameters: Sequence[float] | None = None,
+        learning_steps: Sequence[timedelta] = DEFAULT_LEARNING_STEPS,
+        relearning_steps: Sequence[timedelta] = DEFAULT_RELEARNING_STEPS,
+        enable_fuzzing: bool = True,
+        maximum_interval: int = 36500,
     ) -> None:
         if not 0.0 < desired_retention < 1.0:
             raise ValueError(f"desired_retention must be between 0 and 1, got {desired_retention!r}")
         if maximum_interval < 1:
             raise ValueError(f"maximum_interval must be at least 1 day, got {maximum_interval!r}")
+        for name, steps in (("learning_steps", learning_steps), ("relearning_steps", relearning_steps)):
+            if any(not isinstance(step, timedelta) or step <= timedelta(0) for step in steps):
+                raise ValueError(f"{name} must be positive timedeltas, got {tuple(steps)!r}")
         self._fuzzing = bool(enable_fuzzing)
         self._exact = Scheduler(
-            desired_retention=desired_retention, maximum_interval=maximum_interval, enable_fuzzing=False
+            parameters=DEFAULT_PARAMETERS if parameters is None else tuple(float(p) for p in parameters),
+            desired_retention=desired_retention,
+            learning_steps=tuple(learning_steps),
+            relearning_steps=tuple(relearning_steps),
+            maximum_interval=maximum_interval,
+            enable_fuzzing=False,
         )
 
     @property
     def desired_retention(self) -> float:
         return self._exact.desired_retention
+
+    @property
+    def parameters(self) -> tuple[float, ...]:
+        """The 21 FSRS parameters in use (fsrs's defaults unless fitted ones were given)."""
+        return tuple(self._exact.parameters)
+
+    @property
+    def learning_steps(self) -> tuple[timedelta, ...]:
+        return tuple(self._exact.learning_steps)
+
+    @property
+    def relearning_steps(self) -> tuple[timedelta, ...]:
+        return tuple(self._exact.relearning_steps)
 
     @property
     def enable_fuzzing(self) -> bool:
@@ -55,9 +101,13 @@ class Memory:
         return self._exact.maximum_interval
 
     def __repr__(self) -> str:
+        fitted = "" if self.parameters == tuple(DEFAULT_PARAMETERS) else ", parameters=(fitted)"
+        steps = ""
+        if self.learning_steps != DEFAULT_LEARNING_STEPS or self.relearning_steps != DEFAULT_RELEARNING_STEPS:
+            steps = f", learning_steps={self.learning_steps!r}, relearning_steps={self.relearning_steps!r}"
         return (
-            f"Memory(desired_retention={self.desired_retention!r}, enable_fuzzing={self.enable_fuzzing!r}, "
-            f"maximum_interval={self.maximum_interval!r})"
+            f"Memory(desired_retention={self.desired_retention!r}{fitted}{steps}, "
+            f"enable_fuzzing={self.enable_fuzzing!r}, maximum_interval={self.maximum_interval!r})"
         )
 
     @staticmethod

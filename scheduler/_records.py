@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -9,6 +10,7 @@ from enum import Enum, IntEnum
 from typing import NamedTuple
 
 __all__ = [
+    "RETENTION_RANGE",
     "Answer",
     "CardState",
     "CramReview",
@@ -19,8 +21,10 @@ __all__ = [
     "Merged",
     "Rating",
     "Review",
+    "Settings",
     "State",
     "check_rating",
+    "retention_problem",
 ]
 
 
@@ -155,3 +159,40 @@ class Limits:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"{name} must be a non-negative int, got {value!r}")
+
+
+RETENTION_RANGE = (0.70, 0.97)
+"""The desired retentions a learner may choose, both ends included."""
+
+
+def retention_problem(value: float) -> str | None:
+    """Why ``value`` cannot be a desired retention (a sentence without its subject), or None when it can."""
+    low, high = RETENTION_RANGE
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return f"must be a number from {low:.2f} to {high:.2f}, got {value!r}"
+    if value < low:
+        return (
+            f"must be at least {low:.2f}, got {value!r}: below that, more than 3 in 10 answers would be "
+            "forgotten"
+        )
+    if value > high:
+        return (
+            f"must be at most {high:.2f}, got {value!r}: above that, the reviews grow steeply for little "
+            "gain in what you remember"
+        )
+    return None
+
+
+@dataclass(frozen=True)
+class Settings:
+    """A learner's scheduling settings, kept in the store.
+
+    ``desired_retention``: the chance of recall each review aims at (None: ``Memory``'s default);
+    ``parameters``: the FSRS parameters (None: fsrs's defaults); ``fitted_at`` and ``fitted_reviews``: when
+    the parameters were fitted to the learner's log and how many reviews the fit used (None unless fitted).
+    """
+
+    desired_retention: float | None = None
+    parameters: tuple[float, ...] | None = None
+    fitted_at: datetime | None = None
+    fitted_reviews: int | None = None

@@ -2,7 +2,8 @@
 
 ``PRAGMA user_version`` holds the number of migrations applied. Times are integer milliseconds since the
 Unix epoch (UTC); ratings are 1..4; ``state_before`` is the card's state before the answer
-(0 new, 1 learning, 2 review, 3 relearning).
+(0 new, 1 learning, 2 review, 3 relearning). Migration 2 adds ``settings``: the learner's scheduling settings,
+one row per setting, its value as JSON text (see ``Store.settings``).
 """
 
 from __future__ import annotations
@@ -46,8 +47,15 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE INDEX cards_by_due ON cards (due)",
         "CREATE TABLE decks (deck TEXT PRIMARY KEY, enrolled_at INTEGER NOT NULL) WITHOUT ROWID",
     ),
+    (
+        """CREATE TABLE settings (
+            name TEXT PRIMARY KEY,
+            value TEXT NOT NULL,
+            set_at INTEGER NOT NULL
+        ) WITHOUT ROWID""",
+    ),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)
 
-TABLES = frozenset({"review_log", "cram_log", "cards", "decks"})
+TABLES = frozenset({"review_log", "cram_log", "cards", "decks", "settings"})

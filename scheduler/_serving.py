@@ -9,7 +9,7 @@ from scheduler._records import Item, Limits, Rating, Review, State
 from scheduler._storage import Storage
 from scheduler._time import day_starts, require_aware
 
-__all__ = ["CramSession", "Session", "due_queue"]
+__all__ = ["ASKED_AGAIN_WITHIN", "CramSession", "Session", "due_queue"]
 
 
 def due_queue(
@@ -105,8 +105,13 @@ def _break_ties(
     return queue
 
 
+ASKED_AGAIN_WITHIN = timedelta(hours=1)
+"""A review session asks an item again before it ends when its answer makes it due within this time (a
+same-day learning or relearning step); with the default memory, which has none, nothing comes back."""
+
+
 class _Queue:
-    """A queue of items answered one at a time; an AGAIN answer sends the item to the back."""
+    """A queue of items answered one at a time; an answer may send the item to the back (``_advance``)."""
 
     def __init__(self, store: Storage, queue: list[Item]) -> None:
         self._store = store
@@ -125,10 +130,10 @@ class _Queue:
         """The interval each rating would lead to in the schedule, for button labels."""
         return self._store.memory.preview(self._store.card(item.id), item.id, at)
 
-    def _advance(self, item: Item, rating: Rating) -> None:
+    def _advance(self, item: Item, again: bool) -> None:
         if item in self._queue:
             self._queue.remove(item)
-        if Rating(rating) == Rating.AGAIN:
+        if again:
             self._queue.append(item)
 
 
@@ -154,9 +159,10 @@ class Session(_Queue):
         self.new_count = len(new)
 
     def answer(self, item: Item, rating: Rating, at: datetime, duration_ms: int | None = None) -> Review:
-        """Record the answer; AGAIN sends the item to the back, so it comes back before the session ends."""
+        """Record the answer; an item now due within ``ASKED_AGAIN_WITHIN`` (a same-day step) goes to the
+        back, so it comes back before the session ends."""
         review = self._store.record(item.id, rating, at, duration_ms)
-        self._advance(item, rating)
+        self._advance(item, review.due - at <= ASKED_AGAIN_WITHIN)
         return review
 
 
@@ -169,4 +175,4 @@ class CramSession(_Queue):
     def answer(self, item: Item, rating: Rating, at: datetime, duration_ms: int | None = None) -> None:
         """Log the practice answer; AGAIN puts the item back at the end of this session."""
         self._store.record_cram(item.id, rating, at, duration_ms)
-        self._advance(item, rating)
+        self._advance(item, Rating(rating) == Rating.AGAIN)

@@ -14,7 +14,17 @@ from types import TracebackType
 from typing import Protocol
 
 from scheduler._memory import Memory
-from scheduler._records import Answer, CardState, CramReview, DueItems, LogEntry, Merged, Rating, Review
+from scheduler._records import (
+    Answer,
+    CardState,
+    CramReview,
+    DueItems,
+    LogEntry,
+    Merged,
+    Rating,
+    Review,
+    Settings,
+)
 
 __all__ = ["Storage"]
 
@@ -95,6 +105,16 @@ class Storage(Protocol):
 
     def review_counts(self) -> dict[str, int]:
         """How many scheduled answers each answered item has."""
+        ...
+
+    def settings(self) -> Settings:
+        """The learner's scheduling settings (``Settings()`` when none were saved)."""
+        ...
+
+    def save_settings(self, settings: Settings, at: datetime) -> None:
+        """Replace the settings, atomically; ``memory`` is then the model they describe and every card what a
+        replay of its log with it gives, due dates kept from the log. ValueError for settings refused: a
+        desired retention outside ``RETENTION_RANGE``, parameters ``Memory`` refuses."""
         ...
 
     def close(self) -> None:

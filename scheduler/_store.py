@@ -9,6 +9,7 @@ millisecond so the Review it returns is exactly what a later read gives back.
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import threading
@@ -33,8 +34,10 @@ from scheduler._records import (
     Merged,
     Rating,
     Review,
+    Settings,
     State,
     check_rating,
+    retention_problem,
 )
 from scheduler._time import from_ms, require_aware, to_ms
 
@@ -82,6 +85,68 @@ def _check_answer(
     ):
         raise ValueError(f"duration_ms must be None or a non-negative int, got {duration_ms!r}")
     return check_rating(rating), from_ms(to_ms(require_aware(at, "at")))
+
+
+def _check_settings(settings: Settings) -> Settings:
+    """``settings`` with its values normalized (floats, a tuple), or a ValueError saying what is wrong; the
+    parameters themselves are checked by building a Memory with them."""
+    if not isinstance(settings, Settings):
+        raise TypeError(f"settings must be a Settings, got {settings!r} ({type(settings).__name__})")
+    retention = settings.desired_retention
+    if retention is not None:
+        problem = retention_problem(retention)
+        if problem is not None:
+            raise ValueError(f"desired_retention {problem}")
+        retention = float(retention)
+    parameters = settings.parameters
+    if parameters is not None:
+        if isinstance(parameters, (str, bytes)) or any(
+            isinstance(p, bool) or not isinstance(p, (int, float)) for p in parameters
+        ):
+            raise ValueError(f"parameters must be a sequence of numbers, got {parameters!r}")
+        parameters = tuple(float(p) for p in parameters)
+    elif settings.fitted_at is not None or settings.fitted_reviews is not None:
+        raise ValueError(
+            "fitted_at and fitted_reviews describe fitted parameters: without parameters, leave them None"
+        )
+    fitted_at = settings.fitted_at
+    if fitted_at is not None:
+        fitted_at = from_ms(to_ms(require_aware(fitted_at, "fitted_at")))
+    reviews = settings.fitted_reviews
+    if reviews is not None and (isinstance(reviews, bool) or not isinstance(reviews, int) or reviews < 0):
+        raise ValueError(f"fitted_reviews must be None or a non-negative int, got {reviews!r}")
+    return Settings(retention, parameters, fitted_at, reviews)
+
+
+def _settings_rows(settings: Settings) -> list[tuple[str, str]]:
+    """The rows of the settings table for ``settings`` (checked): one per setting that is not None."""
+    values: dict[str, object] = {
+        "desired_retention": settings.desired_retention,
+        "parameters": None if settings.parameters is None else list(settings.parameters),
+        "fitted_at": None if settings.fitted_at is None else to_ms(settings.fitted_at),
+        "fitted_reviews": settings.fitted_reviews,
+    }
+    return [(name, json.dumps(value)) for name, value in values.items() if value is not None]
+
+
+def _settings_from_rows(rows: Sequence[tuple[str, str]]) -> Settings:
+    """The Settings the rows of the settings table hold; a ValueError when one cannot be read (a setting
+    this code does not know, e.g. from a later version of the same schema, is ignored)."""
+    values = {name: json.loads(text) for name, text in rows}
+    parameters = values.get("parameters")
+    if parameters is not None and not isinstance(parameters, list):
+        raise ValueError(f"parameters is {parameters!r}")
+    fitted_at = values.get("fitted_at")
+    if fitted_at is not None and (isinstance(fitted_at, bool) or not isinstance(fitted_at, int)):
+        raise ValueError(f"fitted_at is {fitted_at!r}")
+    return _check_settings(
+        Settings(
+            desired_retention=values.get("desired_retention"),
+            parameters=None if parameters is None else tuple(parameters),
+            fitted_at=None if fitted_at is None else from_ms(fitted_at),
+            fitted_reviews=values.get("fitted_reviews"),
+        )
+    )
 
 
 def _entry_key(entry: LogEntry) -> Key:
@@ -186,6 +251,12 @@ class Store:
         store = cls(None, path, memory if memory is not None else Memory(), busy_timeout_ms)
         if not store._connect(create=create and not defer_create) and not create:
             raise StoreNotFoundError(path)
+        if memory is None:
+            try:
+                store.memory = store._stored_memory()
+            except BaseException:
+                store.close()
+                raise
         store._opened = True
         return store
 
@@ -465,6 +536,69 @@ class Store:
         after = self.memory.review(before, item_id, Rating(rating), from_ms(at))
         state = _STATE_CODES[State.NEW] if before is None else _CARD_STATE_CODES[before.state]
         return to_ms(after.due), state
+
+    def settings(self) -> Settings:
+        """The learner's scheduling settings (``Settings()`` for a file without any, or no file yet).
+        StoreCorruptError when a stored setting cannot be read."""
+        rows = self._read("SELECT name, value FROM settings ORDER BY name")
+        try:
+            return _settings_from_rows(rows)
+        except (ValueError, TypeError) as exc:  # json.JSONDecodeError is a ValueError
+            raise StoreCorruptError(self.path, f"its settings cannot be read: {exc}", opened=True) from exc
+
+    def save_settings(self, settings: Settings, at: datetime) -> None:
+        """Replace the learner's settings with ``settings``, set at ``at``, in one transaction; then
+        ``memory`` is the model they describe (this store's other Memory options kept) and every card is
+        rebuilt from the log with it. Due dates stay what the log says: a change applies from each item's
+        next answer. A ValueError (nothing written) for a desired retention outside ``RETENTION_RANGE`` or
+        parameters that ``Memory`` refuses; ``fitted_at`` is kept to the millisecond."""
+        settings = _check_settings(settings)
+        at_ms = to_ms(require_aware(at, "at"))
+        try:
+            memory = self._memory_for(settings)
+        except ValueError as exc:
+            raise ValueError(f"parameters are not valid FSRS parameters: {exc}") from None
+        rows = [(name, value, at_ms) for name, value in _settings_rows(settings)]
+        with self._lock:
+            previous = self.memory
+            try:
+                with self._write() as connection:
+                    connection.execute("DELETE FROM settings")
+                    connection.executemany(
+                        "INSERT INTO settings (name, value, set_at) VALUES (?, ?, ?)", rows
+                    )
+                    self.memory = memory
+                    self._rebuild(connection)
+            except BaseException:
+                self.memory = previous
+                raise
+
+    def _stored_memory(self) -> Memory:
+        """The Memory the stored settings describe; StoreCorruptError when they cannot be used."""
+        try:
+            return self._memory_for(self.settings())
+        except ValueError as exc:
+            raise StoreCorruptError(self.path, f"its settings cannot be used: {exc}", opened=True) from exc
+
+    def _memory_for(self, settings: Settings) -> Memory:
+        """The Memory that ``settings`` describe, with this store's other options (steps, fuzz, maximum)."""
+        base = self.memory
+        if settings.desired_retention is None:
+            return Memory(
+                parameters=settings.parameters,
+                learning_steps=base.learning_steps,
+                relearning_steps=base.relearning_steps,
+                enable_fuzzing=base.enable_fuzzing,
+                maximum_interval=base.maximum_interval,
+            )
+        return Memory(
+            settings.desired_retention,
+            parameters=settings.parameters,
+            learning_steps=base.learning_steps,
+            relearning_steps=base.relearning_steps,
+            enable_fuzzing=base.enable_fuzzing,
+            maximum_interval=base.maximum_interval,
+        )
 
     def enrolled(self) -> dict[str, datetime]:
         rows = self._read("SELECT deck, enrolled_at FROM decks ORDER BY enrolled_at, deck")

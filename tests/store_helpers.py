@@ -4,21 +4,48 @@ learner-facing error messages, and ways to put an SQLite store into a state from
 from __future__ import annotations
 
 import os
+import random
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 import scheduler
+import scheduler._store
 from scheduler import SCHEMA_VERSION, Memory, Rating, Storage, Store
 
 AGAIN, HARD, GOOD, EASY = Rating.AGAIN, Rating.HARD, Rating.GOOD, Rating.EASY
 REPO = Path(next(iter(scheduler.__path__))).parent  # the checkout holding the scheduler package
 
 
+# fsrs's own same-day steps (1 and 10 minutes; 10 minutes after a lapse). ``Memory()`` has none: the tests of
+# the mechanics of learning and relearning (states, minutes, what comes due later in a session) ask for these.
+STEPS = dict(
+    learning_steps=(timedelta(minutes=1), timedelta(minutes=10)),
+    relearning_steps=(timedelta(minutes=10),),
+)
+STEPS_RETENTION = (
+    0.9  # fsrs's default desired retention, the one the stepped tests' numbers were worked out at
+)
+
+
+def steps_memory(*, enable_fuzzing: bool = False) -> Memory:
+    """A Memory with fsrs's same-day steps and desired retention (fuzz off unless asked)."""
+    return Memory(STEPS_RETENTION, enable_fuzzing=enable_fuzzing, **STEPS)  # type: ignore[arg-type]
+
+
 def exact_store(path: Path, **options: object) -> Store:
-    """A store with fuzz off, so due dates are exact."""
+    """A store with fuzz off, so due dates are exact (``Memory``'s defaults otherwise: no same-day steps)."""
     return Store.open(path, memory=Memory(enable_fuzzing=False), **options)  # type: ignore[arg-type]
+
+
+def steps_store(path: Path, **options: object) -> Store:
+    """A store with fuzz off and fsrs's same-day steps (see ``steps_memory``)."""
+    return Store.open(path, memory=steps_memory(), **options)  # type: ignore[arg-type]
 
 
 def child_env() -> dict[str, str]:
@@ -89,3 +116,30 @@ def cannot_open(path: Path, detail: str) -> str:
 
 def io_error(path: Path) -> str:
     return f"{path} cannot be read or written (disk I/O error); check the disk it is on and try again"
+
+
+def fitting_log(store: Storage, items: int = 40, answers: int = 16, start: datetime | None = None) -> None:
+    """Answer ``items`` questions ``answers`` times each, each answer at least a day after the previous one
+    (about 1 in 7 forgotten, drawn from a fixed seed): ``items * (answers - 1)`` reviews a fit counts (600
+    by default, above MIN_FIT_REVIEWS), written in a fraction of a second."""
+    draw = random.Random(7)
+    first = start if start is not None else datetime(2025, 3, 10, 9, 0, tzinfo=timezone.utc)
+    for index in range(items):
+        at = first + timedelta(minutes=index)
+        for _ in range(answers):
+            rating = Rating.AGAIN if draw.random() < 0.15 else Rating.GOOD
+            review = store.record(f"q{index}", rating, at)
+            at = max(review.due, at + timedelta(days=1))
+
+
+def pin_steps(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stores opened without a memory (``Store.open``, as the CLI and the widgets open them) get fsrs's
+    same-day steps and desired retention, their settings still applied: for tests of same-day behaviour."""
+
+    class StepsMemory(Memory):
+        def __init__(self, desired_retention: float = STEPS_RETENTION, **options: Any) -> None:
+            for name, steps in STEPS.items():
+                options.setdefault(name, steps)
+            super().__init__(desired_retention, **options)
+
+    monkeypatch.setattr(scheduler._store, "Memory", StepsMemory)

@@ -170,13 +170,14 @@ def review_stats_lines(new_left: int) -> list[set[str]]:
 
     One set of acceptable lines per line expected.
     """
-    # The question is due again in 10 minutes: today, unless today's rollover (04:00 local) comes first.
+    # The question is due again in 4 days (Memory's defaults: no same-day steps), fuzzed to 3, 4 or 5 by a
+    # draw from the answer time: the 3rd, 4th or 5th count of the 7-day row (tomorrow first).
     # The 7-day row is one count per day, each right-aligned in 5 characters.
     week = ["    0"] * 7
     return [
         {"Due now:          0"},
-        {"Later today:      1", "Later today:      0"},
-        {" " * 17 + "".join(week), " " * 17 + "".join(["    1", *week[1:]])},
+        {"Later today:      0"},
+        {" " * 17 + "".join([*week[:day], "    1", *week[day + 1 :]]) for day in (2, 3, 4)},
         {"Reviews today:    1"},
         {"Reviews in total: 1"},
         {"True retention:   n/a (no reviews of learned questions yet)"},  # a first answer is not a review
@@ -203,7 +204,7 @@ def test_welcome_quiz_then_review_after_a_restart_in_the_browser(tmp_path: Path)
         nb.run_all(page)
         nb.wait_for_text(page, ".jp-OutputArea-output", "not written yet")
         assert nb.errors(page) == []
-        # 2. The welcome quiz: its first question answered right, saved as Good (due again in 10 minutes).
+        # 2. The welcome quiz: its first question answered right, saved as Good (due again in 3 to 5 days).
         nb.wait_for_text(page, ".jp-OutputArea-output", "Quiz: lesson 00")
         quiz = page.locator(".jp-OutputArea-output", has_text="Quiz: lesson 00")
         quiz.get_by_text("Question 1 / ").wait_for()

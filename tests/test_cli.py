@@ -17,6 +17,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from store_helpers import pin_steps, steps_memory
 
 from course import cli
 from course.bank import load_bank
@@ -180,9 +181,9 @@ Answer: 4
 Add them.
 See lesson 00 Welcome, section "1. Sums".
 How well did you remember it? (Hard = remembered, with effort)
-  1 Again 1m   2 Hard 6m   3 Good 10m   4 Easy 9d
+  1 Again 1d   2 Hard 2d   3 Good 6d   4 Easy 17d
 Your rating [1-4, q to quit]: 3
-Saved: Good. Next review in 10m.
+Saved: Good. Next review in 6d.
 
 [2/3] lesson 00 Welcome, choice (00-c), new
 Pick b.
@@ -194,9 +195,9 @@ Not quite: the answer is 1) b
   2) Not b.
 It says b.
 See lesson 00 Welcome, section "2. Letters".
-Saved: Again. It comes back before this session ends.
+Saved: Again. Next review in 1d.
 
-[3/4] lesson 00 Welcome, numeric (00-n), new
+[3/3] lesson 00 Welcome, numeric (00-n), new
 How many heads?
 Your answer (a number; ? if you don't know; q to quit): twelve
 Please type a number, ? or q.
@@ -204,56 +205,42 @@ Your answer (a number; ? if you don't know; q to quit): 12 heads
 Right: the answer is 12 heads.
 768 / 64.
 See lesson 00 Welcome, section "3. Heads".
-Counted as Good (10m). Press Enter to keep it, or type 2 for Hard (6m; Hard = remembered, with effort) \
-or 4 for Easy (9d): 2
-Saved: Hard. Next review in 6m.
+Counted as Good (4d). Press Enter to keep it, or type 2 for Hard (2d; Hard = remembered, with effort) \
+or 4 for Easy (17d): 2
+Saved: Hard. Next review in 2d.
 
-[4/4] lesson 00 Welcome, choice (00-c), learning
-Pick b.
-  1) a
-  2) b
-Your answer [1-2, ? if you don't know, q to quit]: 2
-Right.
-  1) Not b.
-  2) (right answer) Asked for.
-It says b.
-See lesson 00 Welcome, section "2. Letters".
-Counted as Good (10m). Press Enter to keep it, or type 2 for Hard (6m; Hard = remembered, with effort) \
-or 4 for Easy (1d): <Enter>
-Saved: Good. Next review in 10m.
-
-Session over: 4 answers saved. Next question due in 6m.
+Session over: 3 answers saved. Next question due in 1d.
 """.replace("<Enter>", "")  # what the learner typed is echoed when stdin is not a terminal
 
 
 def test_review_records_ratings_at_the_right_time(bank: Path, db: Path) -> None:
     store_with(db, "00").close()
-    answers = "\n3\n2\ntwelve\n12 heads\n2\n2\n\n"
+    answers = "\n3\n2\ntwelve\n12 heads\n2\n"  # Memory's defaults: an Again is due tomorrow, not again now
     result = run("review", "--db", db, "--bank", bank, "--now", NOW, *SWAPPED, stdin=answers)
     assert (result.returncode, result.stderr) == (0, "")
     assert result.stdout == REVIEW_TRANSCRIPT
     with Store.open(db, create=False) as store:
-        assert log(store) == [
-            ("00-r", Rating.GOOD, T),
-            ("00-c", Rating.AGAIN, T),
-            ("00-n", Rating.HARD, T),
-            ("00-c", Rating.GOOD, T),
-        ]
+        assert log(store) == [("00-r", Rating.GOOD, T), ("00-c", Rating.AGAIN, T), ("00-n", Rating.HARD, T)]
         assert all(r.duration_ms is not None and r.duration_ms >= 0 for r in store.reviews())
         assert store.cram_reviews() == []
 
 
 def test_review_easy_override_and_dont_know(bank: Path, db: Path) -> None:
     store_with(db, "00").close()
-    answers = "\n4\n2\n4\n?\nq\n"
+    answers = "\n4\n2\n4\n?\n"
     result = run("review", "--db", db, "--bank", bank, "--now", NOW, *IN_BANK_ORDER, stdin=answers)
     assert (result.returncode, result.stderr) == (0, "")
+    assert (
+        "Counted as Good (6d). Press Enter to keep it, or type 2 for Hard (2d; Hard = remembered, with "
+        "effort) or 4 for Easy (13d): 4\nSaved: Easy. Next review in 13d.\n"
+    ) in result.stdout
     assert result.stdout.endswith(
-        "Saved: Again. It comes back before this session ends.\n\n"
-        "[4/4] lesson 00 Welcome, numeric (00-n), learning\n"
-        "How many heads?\n"
-        "Your answer (a number; ? if you don't know; q to quit): q\n"
-        "Stopped (you typed q): 3 answers saved.\n"
+        "Your answer (a number; ? if you don't know; q to quit): ?\n"
+        "Not quite: the answer is 12 heads.\n"
+        "768 / 64.\n"
+        'See lesson 00 Welcome, section "3. Heads".\n'
+        "Saved: Again. Next review in 1d.\n\n"
+        "Session over: 3 answers saved. Next question due in 1d.\n"
     )
     with Store.open(db, create=False) as store:
         assert log(store) == [("00-r", Rating.EASY, T), ("00-c", Rating.EASY, T), ("00-n", Rating.AGAIN, T)]
@@ -275,9 +262,9 @@ def test_review_quit_and_end_of_input_keep_answers(bank: Path, db: Path) -> None
         "  2) (right answer) Asked for.\n"
         "It says b.\n"
         'See lesson 00 Welcome, section "2. Letters".\n'
-        "Saved: Again. It comes back before this session ends.\n"
+        "Saved: Again. Next review in 1d.\n"
         "\n"
-        "[2/3] lesson 00 Welcome, numeric (00-n), new\n"
+        "[2/2] lesson 00 Welcome, numeric (00-n), new\n"
         "How many heads?\n"
         "Your answer (a number; ? if you don't know; q to quit): \n"
         "Stopped (end of input): 1 answer saved.\n"
@@ -293,9 +280,9 @@ def test_review_limits_and_nothing_due(bank: Path, db: Path) -> None:
     store_with(db, "00").close()
     limited = run("review", "--db", db, "--bank", bank, "--now", NOW, "--limit-new", "1", stdin="\n3\n")
     assert limited.stdout.startswith("Review of lesson 00: 0 due now, 1 new.")
-    assert limited.stdout.endswith(f"Session over: 1 answer saved. {NEW_HELD} Next question due in 10m.\n")
+    assert limited.stdout.endswith(f"Session over: 1 answer saved. {NEW_HELD} Next question due in 6d.\n")
     held = run("review", "--db", db, "--bank", bank, "--now", NOW, "--limit-new", "1")
-    assert (held.returncode, held.stdout) == (0, f"{NEW_HELD} Next question due in 10m.\n")
+    assert (held.returncode, held.stdout) == (0, f"{NEW_HELD} Next question due in 6d.\n")
     nothing = run(
         "review",
         "--db",
@@ -309,10 +296,10 @@ def test_review_limits_and_nothing_due(bank: Path, db: Path) -> None:
         *IN_BANK_ORDER,
         stdin="2\n\n12\n\n",
     )
-    assert nothing.stdout.endswith("Session over: 2 answers saved. Next question due in 10m.\n")
+    assert nothing.stdout.endswith("Session over: 2 answers saved. Next question due in 4d.\n")
     later = (T + timedelta(minutes=1)).isoformat()
     again = run("review", "--db", db, "--bank", bank, "--now", later, "--limit-new", "3")
-    assert (again.returncode, again.stdout) == (0, "Nothing is due right now. Next question due in 9m.\n")
+    assert (again.returncode, again.stdout) == (0, "Nothing is due right now. Next question due in 4d.\n")
 
 
 @pytest.mark.parametrize(
@@ -341,9 +328,9 @@ def test_review_limits_and_nothing_due(bank: Path, db: Path) -> None:
 def test_review_says_what_todays_limits_hold_back(
     bank: Path, db: Path, decks: tuple[str, ...], options: list[str], expected: str
 ) -> None:
-    with store_with(db, *decks) as store:
+    with store_with(db, *decks, fuzz=False) as store:
         for item_id in ("00-r", "00-c", "00-n"):
-            store.record(item_id, Rating.GOOD, T - timedelta(hours=1))  # due 10 minutes later: due now
+            store.record(item_id, Rating.GOOD, T - timedelta(days=4))  # due 4 days later: due now
     result = run(
         "review", "--db", db, "--bank", bank, "--now", NOW, *options, *IN_BANK_ORDER, stdin="\n3\n2\n\n"
     )
@@ -385,21 +372,25 @@ def in_process(
 def test_review_goes_on_with_what_came_due_meanwhile(
     bank: Path, db: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    store_with(db, "00", fuzz=False).close()
+    pin_steps(monkeypatch)  # same-day learning steps: what this is about
+    with Store.open(db, memory=steps_memory()) as store:
+        store.enroll("00", T - timedelta(hours=1))
+        store.record("00-r", Rating.GOOD, T - timedelta(minutes=5))  # its 10-minute step: due at T + 5m
     clock = [T]
     monkeypatch.setattr(cli, "now", lambda: clock[0])
-    # every line typed takes 5 minutes: each question 10, so the 10-minute learning steps fall due
-    answers = "\n3\n" + "2\n\n" + "12\n\n" + "\n3\n" + "2\n\n" + "12\n\n"
+    # every line typed takes 5 minutes: each question 10; a Good on a new question is a 10-minute step, asked
+    # again before the session ends; 00-r, not in the session, comes due meanwhile and is offered after it
+    answers = "2\n\n" + "12\n\n" + "2\n\n" + "12\n\n" + "\n3\n"
     status, out, err = in_process(
         monkeypatch, "review", "--db", db, "--bank", bank, *IN_BANK_ORDER, stdin=Keys(answers, clock)
     )
     assert (status, err) == (0, "")
-    assert out.count("Due now as well: ") == 2
-    assert "\nDue now as well: 2 questions that came due during this session.\n\n[4/5] " in out
-    assert "\nDue now as well: 1 question that came due during this session.\n\n[6/6] " in out
-    assert out.endswith("Session over: 6 answers saved. Next question due in 2d.\n")
+    assert out.count("It comes back before this session ends.") == 2
+    assert out.count("Due now as well: ") == 1
+    assert "\nDue now as well: 1 question that came due during this session.\n\n[5/5] " in out
+    assert out.endswith("Session over: 5 answers saved. Next question due in 2d.\n")
     with Store.open(db, create=False) as store:
-        assert [item_id for item_id, _, _ in log(store)] == ["00-r", "00-c", "00-n", "00-r", "00-c", "00-n"]
+        assert [item_id for item_id, _, _ in log(store)] == ["00-r", "00-c", "00-n", "00-c", "00-n", "00-r"]
 
 
 @pytest.mark.parametrize(("typed", "reason"), [("q\n", "you typed q"), ("", "end of input")])
@@ -410,8 +401,8 @@ def test_stopping_where_a_right_answer_counts_as_good_keeps_it(
     result = run("review", "--db", db, "--bank", bank, "--now", NOW, *IN_BANK_ORDER, stdin="\n3\n2\n" + typed)
     assert (result.returncode, result.stderr) == (0, "")
     assert result.stdout.endswith(
-        "or 4 for Easy (6d): " + typed.strip() + "\n"
-        "Saved: Good. Next review in 10m.\n"
+        "or 4 for Easy (13d): " + typed.strip() + "\n"
+        "Saved: Good. Next review in 6d.\n"
         f"Stopped ({reason}): 2 answers saved.\n"
     )
     with Store.open(db, create=False) as store:
@@ -436,7 +427,7 @@ def test_ctrl_c_where_a_right_answer_counts_as_good_keeps_it(
     )
     assert (status, err) == (130, "")
     assert out.endswith(
-        "or 4 for Easy (6d): \nSaved: Good. Next review in 10m.\nStopped (Ctrl-C): 2 answers saved.\n"
+        "or 4 for Easy (13d): \nSaved: Good. Next review in 6d.\nStopped (Ctrl-C): 2 answers saved.\n"
     )
     with Store.open(db, create=False) as store:
         assert log(store) == [("00-r", Rating.GOOD, T), ("00-c", Rating.GOOD, T)]
@@ -555,12 +546,14 @@ def stats_lines(db: Path, due: int, week: str, today: int, total: int, retention
         f"Reviews in total: {total}\n"
         f"True retention:   {retention}\n"
         f"New available:    {new}\n"
+        "Scheduling:       FSRS default parameters, desired retention 85%.\n"
     )
 
 
 def test_stats_exact(bank: Path, db: Path) -> None:
     day = timedelta(days=1)
-    with store_with(db, "00", fuzz=False) as store:
+    with Store.open(db, memory=steps_memory()) as store:  # the log is written with fsrs's same-day steps
+        store.enroll("00", T - timedelta(hours=1))
         store.record("00-r", Rating.GOOD, T)  # learning, due in 10m
         store.record("00-r", Rating.GOOD, T + timedelta(minutes=15))  # review, due Wed 5 Mar
         store.record("00-c", Rating.EASY, T)  # review, due Tue 11 Mar
@@ -601,6 +594,7 @@ def test_stats_fresh_store_and_course_db(bank: Path, db: Path) -> None:
         "Reviews in total: 0\n"
         "True retention:   n/a (no reviews of learned questions yet)\n"
         "New available:    0\n"
+        "Scheduling:       FSRS default parameters, desired retention 85%.\n"
     )
 
 
@@ -818,12 +812,12 @@ def any_easy(text: str) -> str:
 
 
 CONFIRM_PROMPTS = {
-    "review": "or 4 for Easy (8d): ",
+    "review": "or 4 for Easy (13d): ",
     "cram": "Counted as Good. Press Enter to keep it, or type 2 for Hard or 4 for Easy: ",
 }
 SAVED_GOOD = {
     "review": (
-        "Saved: Good. Next review in 10m.\n",
+        "Saved: Good. Next review in 6d.\n",
         "2 answers saved",
         [("00-r", Rating.GOOD), ("00-c", Rating.GOOD)],
     ),
@@ -984,8 +978,8 @@ REASKED = {
     "numeric": ("Your answer (a number; ? if you don't know; q to quit): ", "Please type a number, ? or q."),
     "rating": ("Your rating [1-4, q to quit]: ", "Please type 1, 2, 3 or 4 (or q to quit)."),
     "confirm": (
-        "Counted as Good (10m). Press Enter to keep it, or type 2 for Hard (6m; Hard = remembered, with "
-        "effort) or 4 for Easy (6d): ",
+        "Counted as Good (6d). Press Enter to keep it, or type 2 for Hard (2d; Hard = remembered, with "
+        "effort) or 4 for Easy (13d): ",
         "Please press Enter, or type 2, 4 or q.",
     ),
 }
@@ -1097,7 +1091,7 @@ def test_bank_text_is_shown_as_readable_text_wrapped_to_the_terminal(tmp_path: P
     )
     assert (result.returncode, result.stderr) == (0, "")
     shown = result.stdout.split("\n")
-    assert re.fullmatch(r"  1 Again 1m   2 Hard 6m   3 Good 10m   4 Easy \d+d", shown[29])  # Easy is fuzzed
+    assert shown[29] == "  1 Again 1d   2 Hard 2d   3 Good 4d   4 Easy 18d"  # fuzzed: 16d drawn as 18d
     assert shown[2:29] == [
         "[1/2] lesson 00 Welcome, choice (00-m), new",
         "The weights are e^(x_i) / ∑_j e^(x_j).",
@@ -1116,9 +1110,9 @@ def test_bank_text_is_shown_as_readable_text_wrapped_to_the_terminal(tmp_path: P
         "Each weight is > 0, and QKᵀ/√d_k keeps",
         "unit variance.",
         'See lesson 00 Welcome, section "1. Softmax".',
-        "Saved: Again. It comes back before this session ends.",
+        "Saved: Again. Next review in 1d.",
         "",
-        "[2/3] lesson 00 Welcome, recall (00-s), new",
+        "[2/2] lesson 00 Welcome, recall (00-s), new",
         "Why divide by √d_k?",
         "Press Enter to show the answer (q to quit): ",
         "Answer: To keep the scores at variance 1",
@@ -1162,7 +1156,8 @@ def test_a_progress_file_in_a_missing_folder_is_reported(
 
 
 def test_stats_say_due_now_and_later_today_as_the_review_header_does(bank: Path, db: Path) -> None:
-    with store_with(db, "00", fuzz=False) as store:
+    with Store.open(db, memory=steps_memory()) as store:  # fsrs's same-day steps: due times in minutes
+        store.enroll("00", T - timedelta(hours=1))
         store.record("00-r", Rating.GOOD, T - timedelta(minutes=5))  # learning: due in 5 minutes
         store.record("00-c", Rating.AGAIN, T - timedelta(minutes=1))  # learning: due now
     result = run("stats", "--db", db, "--bank", bank, "--now", NOW)
@@ -1199,7 +1194,7 @@ def test_a_signal_while_an_answer_is_saved_stops_at_the_next_prompt(
     )
     assert (status, err) == (129, "")
     assert out.endswith(
-        "Your rating [1-4, q to quit]: 3\nSaved: Good. Next review in 10m.\n\n"
+        "Your rating [1-4, q to quit]: 3\nSaved: Good. Next review in 6d.\n\n"
         "[2/3] lesson 00 Welcome, choice (00-c), new\nPick b.\n  1) a\n  2) b\n"
         "Stopped (the terminal was closed): 1 answer saved.\n"
     )

@@ -6,6 +6,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from store_helpers import steps_memory
 
 from course import outlook as text
 from scheduler import Item, Limits, Rating, Store
@@ -18,7 +19,7 @@ STORE_ITEMS = [Item("00-a", "00"), Item("00-b", "00"), Item("00-c", "00"), Item(
 
 
 def test_outlook_reads_the_store(tmp_path: Path) -> None:
-    with Store.open(tmp_path / "p.sqlite3") as store:
+    with Store.open(tmp_path / "p.sqlite3", memory=steps_memory()) as store:  # same-day steps: minutes
         assert text.outlook(store, STORE_ITEMS, T, timezone.utc, Limits()) == text.Outlook(0, 0, 0, None)
         store.enroll("00", T)
         store.record("00-a", Rating.GOOD, T - timedelta(minutes=30))  # due 20 minutes ago
@@ -114,14 +115,15 @@ def test_progress_report(tmp_path: Path) -> None:
     assert report.split("\n") == [
         f"Progress file:    {tmp_path / 'p.sqlite3'}",
         "Lessons started:  00 Welcome, 01 Similarity and softmax",  # course order
-        "Due now:          1",  # a day into its first learning step
+        "Due now:          0",  # a first Good: 4 days, fuzzed to 5 (Friday)
         "Later today:      0",
         "Next 7 days:       Tue  Wed  Thu  Fri  Sat  Sun  Mon",
-        "                     0    0    0    0    0    0    0",
+        "                     0    0    0    1    0    0    0",
         "Reviews today:    0",
         "Reviews in total: 1",
         "True retention:   n/a (no reviews of learned questions yet)",
         "New available:    2",
+        "Scheduling:       FSRS default parameters, desired retention 85%.",
     ]
 
 

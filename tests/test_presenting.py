@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from fixed_clock import T0, Clock
+from store_helpers import pin_steps, steps_store
 
 from course import cli
 from course.bank import Bank, Option, Question, load_bank
@@ -322,14 +323,16 @@ def test_quiz_widget_is_fair(bank: Bank, store: Store, clock: Clock) -> None:
     assert widget.question is None  # the quiz is over
 
 
-def test_review_widget_is_fair(bank: Bank, store: Store, clock: Clock) -> None:
-    widget = ReviewWidget(bank, store=store, clock=clock, tz=timezone.utc, rng=random.Random(SEED))
-    positions = []
-    for _ in range(TIMES):  # answered Again, it comes back before the session ends: presented anew
-        assert widget.question is not None and widget.question.id == "01-greek"
-        positions.append(answer_wrong(widget))
-    assert_fair(positions)
-    assert len(store.reviews()) == TIMES
+def test_review_widget_is_fair(bank: Bank, db: Path, clock: Clock) -> None:
+    with steps_store(db) as store:  # fsrs's same-day steps: an Again comes back within the session
+        store.enroll("01", T0)
+        widget = ReviewWidget(bank, store=store, clock=clock, tz=timezone.utc, rng=random.Random(SEED))
+        positions = []
+        for _ in range(TIMES):  # answered Again, it comes back before the session ends: presented anew
+            assert widget.question is not None and widget.question.id == "01-greek"
+            positions.append(answer_wrong(widget))
+        assert_fair(positions)
+        assert len(store.reviews()) == TIMES
 
 
 def test_cram_widget_is_fair(bank: Bank, store: Store, clock: Clock) -> None:
@@ -369,7 +372,10 @@ def terminal_positions(output: str) -> list[int]:
 
 
 @pytest.mark.parametrize("command", [["review"], ["cram", "01"]])
-def test_terminal_is_fair(greek: Path, store: Store, command: list[str]) -> None:
+def test_terminal_is_fair(
+    greek: Path, store: Store, command: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pin_steps(monkeypatch)  # fsrs's same-day steps: an Again comes back within the session
     out, err = io.StringIO(), io.StringIO()
     args = [*command, "--db", str(store.path), "--bank", str(greek), "--now", T0.isoformat()]
     status = cli.main(

@@ -1,13 +1,18 @@
-"""Serving: due-queue order, enrolled decks, daily limits, sessions, cram, stats and forecast."""
+"""Serving: due-queue order, enrolled decks, daily limits, sessions, cram, stats and forecast.
+
+The mechanics are tested with fsrs's same-day steps and desired retention (the ``store`` fixture here); what a
+session serves with ``Memory()``'s defaults (no same-day steps) has its own test."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import datetime, timedelta
+from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
 from fixed_clock import T0, UTC
-from store_helpers import AGAIN, EASY, GOOD, HARD
+from store_helpers import AGAIN, EASY, GOOD, HARD, exact_store, steps_store
 
 from scheduler import (
     CramReview,
@@ -24,7 +29,14 @@ from scheduler import (
 )
 
 BERLIN = ZoneInfo("Europe/Berlin")
-EIGHT_DAYS = timedelta(days=8)  # a new item answered EASY is due 8 days later (fuzz off)
+EIGHT_DAYS = timedelta(days=8)  # a new item answered EASY is due 8 days later (fuzz off, fsrs's retention)
+
+
+@pytest.fixture
+def store(db: Path) -> Iterator[Store]:
+    """An open store with fsrs's same-day steps and desired retention, fuzz off."""
+    with steps_store(db) as opened:
+        yield opened
 
 
 def items(*ids: str) -> list[Item]:
@@ -126,7 +138,7 @@ def test_session_brings_again_back_before_the_end(store: Store) -> None:
         EASY: timedelta(days=8),
     }
     shown = []
-    answers = iter([AGAIN, GOOD, AGAIN, EASY])
+    answers = iter([AGAIN, GOOD, AGAIN, GOOD, EASY])  # n2's Good: its 10-minute step comes back too
     at = T0
     while (item := session.next()) is not None:
         assert session.next() == item  # showing again does not advance
@@ -134,14 +146,39 @@ def test_session_brings_again_back_before_the_end(store: Store) -> None:
         review = session.answer(item, next(answers), at, duration_ms=1500)
         assert review.reviewed_at == at
         at += timedelta(seconds=20)
-    assert shown == ["n1", "n2", "n1", "n1"]
+    assert shown == ["n1", "n2", "n1", "n2", "n1"]
     assert session.remaining == 0
     assert [(r.item_id, r.rating) for r in store.reviews()] == [
         ("n1", AGAIN),
         ("n2", GOOD),
         ("n1", AGAIN),
+        ("n2", GOOD),
         ("n1", EASY),
     ]
+
+
+def test_session_with_the_defaults_serves_each_new_question_once(db: Path) -> None:
+    """Without same-day steps an Again is due tomorrow: the session does not bring it back."""
+    bank = items("n1", "n2")
+    with exact_store(db) as store:
+        store.enroll("n", T0)
+        session = Session(store, bank, T0, UTC)
+        assert session.intervals(bank[0], T0) == {
+            AGAIN: timedelta(days=1),
+            HARD: timedelta(days=2),
+            GOOD: timedelta(days=4),
+            EASY: timedelta(days=16),
+        }
+        shown = []
+        at = T0
+        while (item := session.next()) is not None:
+            shown.append(item.id)
+            session.answer(item, AGAIN, at)
+            at += timedelta(seconds=20)
+        assert shown == ["n1", "n2"]
+        assert session.remaining == 0
+        assert store.due_times() == {"n1": T0 + timedelta(days=1), "n2": T0 + timedelta(days=1, seconds=20)}
+        assert [card.state for card in store.cards().values()] == ["review", "review"]
 
 
 def test_cram_leaves_schedule_and_log_untouched(store: Store) -> None:

@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 from fixed_clock import T0, UTC
-from store_helpers import AGAIN, EASY, GOOD, HARD, exact_store
+from store_helpers import AGAIN, EASY, GOOD, HARD, exact_store, steps_store
 
 from scheduler import (
     SCHEMA_VERSION,
@@ -45,8 +45,8 @@ def test_create_sets_up_schema(tmp_path: Path) -> None:
     tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     connection.close()
     assert pragma == {"application_id": 0x41744373, "user_version": SCHEMA_VERSION, "journal_mode": "wal"}
-    assert SCHEMA_VERSION == 1
-    assert tables == {"review_log", "cram_log", "cards", "decks"}
+    assert SCHEMA_VERSION == 2
+    assert tables == {"review_log", "cram_log", "cards", "decks", "settings"}
 
 
 def test_missing_file_without_create(tmp_path: Path) -> None:
@@ -61,7 +61,10 @@ def test_missing_file_without_create(tmp_path: Path) -> None:
 def test_record_and_read_back(tmp_path: Path) -> None:
     path = tmp_path / "p.sqlite3"
     berlin = (T0 + timedelta(microseconds=123456)).astimezone(ZoneInfo("Europe/Berlin"))  # 10:00:00.123456
-    with exact_store(path) as store:
+    with exact_store(tmp_path / "defaults.sqlite3") as store:  # Memory's defaults: no same-day steps
+        assert store.record("q1", GOOD, berlin).due == T0 + timedelta(days=4, microseconds=123000)
+        assert store.record("q2", AGAIN, berlin).due == T0 + timedelta(days=1, microseconds=123000)
+    with steps_store(path) as store:  # fsrs's steps: a first Good is due again in 10 minutes
         first = store.record("q1", GOOD, berlin, duration_ms=4200)
         assert first == Review("q1", GOOD, T0 + timedelta(microseconds=123000), 4200, first.due)
         assert first.due == T0 + timedelta(minutes=10, microseconds=123000)

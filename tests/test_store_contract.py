@@ -24,9 +24,9 @@ from store_helpers import (
     GOOD,
     HARD,
     assert_schedule_is_the_log_replayed,
-    exact_store,
     hold_lock,
     make_newer,
+    steps_store,
 )
 
 from scheduler import (
@@ -36,6 +36,7 @@ from scheduler import (
     Merged,
     Rating,
     Review,
+    Settings,
     State,
     Storage,
     StoreCorruptError,
@@ -44,6 +45,7 @@ from scheduler import (
     StoreNotFoundError,
     StoreVersionError,
 )
+from scheduler._memory import DEFAULT_PARAMETERS
 
 
 @dataclass(frozen=True)
@@ -58,7 +60,8 @@ class Backend:
 
 
 def _sqlite_open(path: Path, create: bool) -> Storage:
-    return exact_store(path, create=create, busy_timeout_ms=200)
+    """fsrs's same-day steps, fuzz off: the contract covers every state of a card (learning, relearning)."""
+    return steps_store(path, create=create, busy_timeout_ms=200)
 
 
 def _sqlite_corrupt(path: Path) -> None:
@@ -288,3 +291,25 @@ def test_a_locked_store_refuses_writes_and_still_reads(backend: Backend, locatio
         assert store.reviews() == [first]  # the refused write left nothing
         store.record("q", GOOD, T0 + timedelta(minutes=10))  # usable again once the lock is gone
         assert len(store.reviews()) == 2
+
+
+def test_settings_are_kept_and_change_the_schedule_from_the_next_answer(
+    backend: Backend, location: Path
+) -> None:
+    with backend.open(location, True) as store:
+        assert store.settings() == Settings()
+        at = T0
+        for rating in (GOOD, GOOD, AGAIN, GOOD):
+            at = store.record("q", rating, at).due
+        due = store.due_times()
+        fitted = Settings(0.85, (0.3, 1.5, 2.5, 9.0, *DEFAULT_PARAMETERS[4:]), T0, 600)
+        store.save_settings(fitted, at)
+        assert store.settings() == fitted
+        assert (store.memory.desired_retention, store.memory.parameters) == (0.85, fitted.parameters)
+        assert store.due_times() == due  # the log's due dates are kept
+        assert_schedule_is_the_log_replayed(store)  # with the new memory
+        with pytest.raises(ValueError, match=r"^desired_retention must be at least 0\.70"):
+            store.save_settings(Settings(0.5), at)
+        assert store.settings() == fitted
+    with backend.open(location, False) as reopened:
+        assert reopened.settings() == fitted

@@ -15,7 +15,7 @@ from fixed_clock import T0
 from store_helpers import damaged, exact_store, make_newer, untouched
 
 import scheduler._opening
-from scheduler import Rating, Store, StoreCorruptError, StoreVersionError
+from scheduler import SCHEMA_VERSION, Memory, Rating, Store, StoreCorruptError, StoreVersionError
 from scheduler._opening import read_identity
 
 
@@ -115,11 +115,12 @@ def test_newer_schema_is_left_untouched(tmp_path: Path) -> None:
     before = fingerprint(path)
     with pytest.raises(StoreVersionError) as info:
         Store.open(path)
+    newer = SCHEMA_VERSION + 1
     assert str(info.value) == (
-        f"{path} was written by a newer version of this software (schema 2, this version knows up to 1); "
-        "upgrade the software to open it"
+        f"{path} was written by a newer version of this software (schema {newer}, this version knows up to "
+        f"{SCHEMA_VERSION}); upgrade the software to open it"
     )
-    assert (info.value.found, info.value.known) == (2, 1)
+    assert (info.value.found, info.value.known) == (newer, SCHEMA_VERSION)
     assert fingerprint(path) == before
 
 
@@ -129,10 +130,15 @@ def test_damaged_pages_are_reported_when_read(tmp_path: Path) -> None:
     data = bytearray(path.read_bytes())
     data[4096:] = random.Random(3).randbytes(len(data) - 4096)  # keep page 1 (header and schema) intact
     path.write_bytes(bytes(data))
-    with Store.open(path) as store, pytest.raises(StoreCorruptError) as info:
+    # Given a memory, opening reads no settings: the damage is found by the first read
+    with Store.open(path, memory=Memory()) as store, pytest.raises(StoreCorruptError) as info:
         store.reviews()
     assert str(info.value) == damaged(path, "database disk image is malformed")
     assert (info.value.detail, info.value.opened) == ("database disk image is malformed", True)
+    # Without one, opening reads the settings, and finds it then: nothing was written yet
+    with pytest.raises(StoreCorruptError) as info:
+        Store.open(path)
+    assert str(info.value) == untouched(path, "database disk image is malformed")
 
 
 def test_damage_found_after_writes_does_not_claim_the_file_untouched(tmp_path: Path) -> None:

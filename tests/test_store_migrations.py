@@ -9,28 +9,37 @@ from pathlib import Path
 
 import pytest
 from fixed_clock import T0
-from store_helpers import GOOD, exact_store, full
+from store_helpers import GOOD, exact_store, full, make_newer
 
 import scheduler._opening
-from scheduler import Store, StoreAccessError
+from scheduler import SCHEMA_VERSION, Settings, Store, StoreAccessError, StoreVersionError
 from scheduler._schema import MIGRATIONS, TABLES
 
 CONNECT = sqlite3.connect  # the real one, for looking at the file from outside
-VERSION_2 = (
+TABLES_1 = frozenset({"review_log", "cram_log", "cards", "decks"})  # what version 1 has
+# Two made-up migrations after the real ones (3 and 4 with the real 2), to test the machinery.
+VERSION_3 = (
     "CREATE TABLE notes (item_id TEXT PRIMARY KEY, text TEXT NOT NULL)",
-    "INSERT INTO notes SELECT DISTINCT item_id, 'v2' FROM review_log",
+    "INSERT INTO notes SELECT DISTINCT item_id, 'v3' FROM review_log",
 )
-VERSION_3 = (  # needs version 2 first: runs only in order
+VERSION_4 = (  # needs version 3 first: runs only in order
     "ALTER TABLE notes ADD COLUMN seen INTEGER NOT NULL DEFAULT 0",
-    "UPDATE notes SET text = text || '+v3', seen = 1",
+    "UPDATE notes SET text = text || '+v4', seen = 1",
 )
 
 
 def version_1_file(path: Path) -> list[object]:
-    with exact_store(path) as store:
-        for index in range(6):
-            store.record(f"q{index % 3}", GOOD, T0 + timedelta(hours=index))
-        return [store.reviews(), store.cards()]
+    """A store file as version 1 of the schema wrote it, with answers; its reviews and cards."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(scheduler._opening, "MIGRATIONS", MIGRATIONS[:1])
+        patch.setattr(scheduler._opening, "SCHEMA_VERSION", 1)
+        patch.setattr(scheduler._opening, "TABLES", TABLES_1)
+        with exact_store(path) as store:
+            for index in range(6):
+                store.record(f"q{index % 3}", GOOD, T0 + timedelta(hours=index))
+            kept = [store.reviews(), store.cards()]
+    assert on_disk(path)[:2] == (1, set(TABLES_1))
+    return kept
 
 
 def on_disk(path: Path) -> tuple[int, set[str], int]:
@@ -73,20 +82,24 @@ def test_a_version_1_file_is_upgraded_in_order_in_one_transaction(
     path = tmp_path / "progress.sqlite3"
     kept = version_1_file(path)
     traced.clear()
-    patch_migrations(monkeypatch, VERSION_2, VERSION_3)
+    patch_migrations(monkeypatch, VERSION_3, VERSION_4)
     with Store.open(path) as store:
         assert [store.reviews(), store.cards()] == kept
         rows = store._connection.execute("SELECT item_id, text, seen FROM notes ORDER BY item_id").fetchall()
-    assert rows == [("q0", "v2+v3", 1), ("q1", "v2+v3", 1), ("q2", "v2+v3", 1)]
-    assert on_disk(path)[:2] == (3, TABLES | {"notes"})
+    assert rows == [("q0", "v3+v4", 1), ("q1", "v3+v4", 1), ("q2", "v3+v4", 1)]
+    assert on_disk(path)[:2] == (4, TABLES | {"notes"})
     begin, commit = traced.index("BEGIN IMMEDIATE"), traced.index("COMMIT")
     assert [s for s in traced if s in ("BEGIN IMMEDIATE", "COMMIT", "ROLLBACK")] == [
         "BEGIN IMMEDIATE",
         "COMMIT",
     ]
     inside = traced[begin + 1 : commit]
-    assert [s for s in inside if s in VERSION_2 + VERSION_3] == [*VERSION_2, *VERSION_3]
-    assert inside[-1] == "PRAGMA user_version = 3"
+    assert [s for s in inside if s in MIGRATIONS[1] + VERSION_3 + VERSION_4] == [
+        *MIGRATIONS[1],
+        *VERSION_3,
+        *VERSION_4,
+    ]
+    assert inside[-1] == "PRAGMA user_version = 4"
 
     traced.clear()
     with Store.open(path):  # up to date: nothing more to do, nothing written
@@ -94,7 +107,7 @@ def test_a_version_1_file_is_upgraded_in_order_in_one_transaction(
     assert not any(s.startswith(("BEGIN", "CREATE", "ALTER", "PRAGMA user_version =")) for s in traced)
 
 
-# A version 3 that fails half way: after a statement that worked, by a full disk or by a bug.
+# A version 4 that fails half way: after a statement that worked, by a full disk or by a bug.
 BIG_INSERT = (
     "INSERT INTO notes (item_id, text) WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n "
     "WHERE i < 5000) SELECT 'x' || i, printf('%.500c', 'x') FROM n"
@@ -109,7 +122,7 @@ def test_a_failing_migration_leaves_version_1(
     path = tmp_path / "progress.sqlite3"
     kept = version_1_file(path)
     traced.clear()
-    patch_migrations(monkeypatch, VERSION_2, (VERSION_3[0], failing))
+    patch_migrations(monkeypatch, VERSION_3, (VERSION_4[0], failing))
     pages = on_disk(path)[2]
     connect = sqlite3.connect  # the traced one
 
@@ -127,9 +140,38 @@ def test_a_failing_migration_leaves_version_1(
         assert str(info.value) == full(path)
     else:
         assert str(info.value) == "NOT NULL constraint failed: review_log.rating"
-    assert traced[traced.index(VERSION_3[0]) :][-2:] == [failing, "ROLLBACK"]
-    assert on_disk(path)[:2] == (1, set(TABLES))  # rolled back: no notes table, still version 1
+    assert traced[traced.index(VERSION_4[0]) :][-2:] == [failing, "ROLLBACK"]
+    assert on_disk(path)[:2] == (1, set(TABLES_1))  # rolled back: no settings or notes table, still version 1
 
     monkeypatch.undo()  # this version of the code again: the file is as it was
     with Store.open(path) as store:
         assert [store.reviews(), store.cards()] == kept
+
+
+def test_a_version_1_file_gains_the_settings_table_and_keeps_every_row(tmp_path: Path) -> None:
+    path = tmp_path / "progress.sqlite3"
+    kept = version_1_file(path)
+    with Store.open(path) as store:  # this version: migration 2
+        assert [store.reviews(), store.cards()] == kept
+        assert store.settings() == Settings()
+        assert store.memory.desired_retention == 0.85  # Memory's default
+    assert SCHEMA_VERSION == 2
+    assert on_disk(path)[:2] == (2, set(TABLES))
+    assert sorted(TABLES - TABLES_1) == ["settings"]
+    with Store.open(path) as store:
+        store.save_settings(Settings(desired_retention=0.9), T0)
+    with Store.open(path) as store:
+        assert [store.reviews(), store.cards()] == kept  # due dates from the log; no fuzz differs
+        assert store.settings() == Settings(desired_retention=0.9)
+        assert store.memory.desired_retention == 0.9
+
+
+def test_a_file_of_a_newer_schema_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "progress.sqlite3"
+    version_1_file(path)
+    Store.open(path).close()
+    make_newer(path)
+    with pytest.raises(StoreVersionError) as info:
+        Store.open(path)
+    assert (info.value.found, info.value.known) == (3, 2)
+    assert on_disk(path)[:2] == (3, set(TABLES))

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from fixed_clock import T0, Clock
 from ipywidgets import Button, RadioButtons
+from store_helpers import pin_steps, steps_memory
 
 from course.bank import Bank, Option, Question, load_bank
 from course.lessons import QUIZ_LESSONS
@@ -182,7 +183,7 @@ def test_wrong_choice_saves_again_at_check_time_with_its_duration(bank: Bank, db
         "<p>Text is <strong>escaped</strong>.</p>"
         "<p><i>See: lesson 01 (Similarity and softmax), section “2. Softmax”.</i></p>"
     )
-    assert widget.notice.value == "<p>Saved: Again. It comes back in 1m.</p>"
+    assert widget.notice.value == "<p>Saved: Again. It comes back in 1d.</p>"
     assert all(button.disabled for button in widget.option_buttons)
     clock.advance(seconds=30)
     widget.next_button.click()  # saves nothing more
@@ -202,12 +203,12 @@ def test_right_choice_is_saved_as_good_on_next(bank: Bank, db: Path, clock: Cloc
     assert widget.feedback.value.startswith("<b>✓ Right.</b><ul>")
     assert widget.rating_choice is not None
     assert widget.rating_choice.value == Rating.GOOD
-    assert [label for label, _ in widget.rating_choice.options] == ["Hard (6m)", "Good (10m)", "Easy (8d)"]
+    assert [label for label, _ in widget.rating_choice.options] == ["Hard (2d)", "Good (6d)", "Easy (16d)"]
     assert widget.next_button.description == "Next"
     clock.advance(seconds=20)  # reading the explanation does not count
     widget.next_button.click()
     assert reviews(db) == [("01-pick", Rating.GOOD, T0 + timedelta(seconds=3), 3000)]
-    assert widget.notice.value == "<p><i>Previous question: Saved: Good. It comes back in 10m.</i></p>"
+    assert widget.notice.value == "<p><i>Previous question: Saved: Good. It comes back in 6d.</i></p>"
 
 
 @pytest.mark.parametrize("rating", [Rating.HARD, Rating.EASY])
@@ -305,13 +306,13 @@ def test_recall_shows_the_answer_then_four_labelled_ratings(bank: Bank, db: Path
     )
     labels = {rating: button.description for rating, button in widget.rating_buttons.items()}
     assert labels == {
-        Rating.AGAIN: "Again (1m)",
-        Rating.HARD: "Hard (6m)",
-        Rating.GOOD: "Good (10m)",
-        Rating.EASY: "Easy (9d)",  # 8 days, fuzzed: what saving Easy will give
+        Rating.AGAIN: "Again (1d)",
+        Rating.HARD: "Hard (2d)",
+        Rating.GOOD: "Good (5d)",  # 4 days, fuzzed: what saving Good will give
+        Rating.EASY: "Easy (17d)",  # 16 days, fuzzed
     }
     assert widget.rating_buttons[Rating.HARD].tooltip == (
-        "Hard: you remembered it, with effort; it comes back in 6m"
+        "Hard: you remembered it, with effort; it comes back in 2d"
     )
     hint = widget.rating_area.children[0].value
     assert "<b>Hard</b>: you remembered it, with effort (it still counts as remembered)" in hint
@@ -320,7 +321,7 @@ def test_recall_shows_the_answer_then_four_labelled_ratings(bank: Bank, db: Path
     assert reviews(db) == [("01-recall", Rating.HARD, T0 + timedelta(seconds=4), 4000)]
     assert widget.question is None  # the last question: the summary is shown
     assert widget.progress.value == "<b>Done: 3 / 3</b>"
-    assert widget.notice.value == "<p><i>Last question: Saved: Hard. It comes back in 6m.</i></p>"
+    assert widget.notice.value == "<p><i>Last question: Saved: Hard. It comes back in 2d.</i></p>"
 
 
 def test_a_right_answer_to_the_last_question_is_saved_by_finish_and_said_so(
@@ -332,7 +333,7 @@ def test_a_right_answer_to_the_last_question_is_saved_by_finish_and_said_so(
     assert widget.notice.value == NOT_SAVED.replace("press Next", "press Finish")
     widget.next_button.click()
     assert reviews(db) == [("01-pick", Rating.GOOD, T0, 0)]
-    assert widget.notice.value == "<p><i>Last question: Saved: Good. It comes back in 10m.</i></p>"
+    assert widget.notice.value == "<p><i>Last question: Saved: Good. It comes back in 6d.</i></p>"
 
 
 # -- summary, practice -----------------------------------------------------------------------------------
@@ -361,7 +362,7 @@ def test_summary_after_the_last_question(bank: Bank, db: Path, clock: Clock) -> 
     widget.rating_buttons[Rating.GOOD].click()
     assert widget.prompt.value == (
         "<p><b>2 of 3 right.</b></p>"
-        "<p>Next review of this lesson: in 1m (2025-03-10 09:01), in the review notebook.</p>"
+        "<p>Next review of this lesson: in 1d (2025-03-11 09:00), in the review notebook.</p>"
     )
     assert [rating for _, rating in widget.results] == [Rating.AGAIN, Rating.GOOD, Rating.GOOD]
 
@@ -369,11 +370,11 @@ def test_summary_after_the_last_question(bank: Bank, db: Path, clock: Clock) -> 
 def test_already_scheduled_question_is_saved_as_practice(bank: Bank, db: Path, clock: Clock) -> None:
     answer_all(make_quiz(bank, db, clock))
     assert len(reviews(db)) == 3
-    clock.advance(minutes=2)  # all three are due in 10 minutes
+    clock.advance(minutes=2)  # all three are due in days (01-pick: 4, fuzzed to 6)
     again = make_quiz(bank, db, clock)
     option(again, RIGHT).click()
     assert again.notice.value == (
-        "<p>Practice: this question is already scheduled, next review in 8m (2025-03-10 09:10); "
+        "<p>Practice: this question is already scheduled, next review in 6d (2025-03-16 09:00); "
         f"your answer is saved as practice and leaves its schedule unchanged.</p>{NOT_SAVED}"
     )
     assert again.rating_choice is not None
@@ -381,7 +382,7 @@ def test_already_scheduled_question_is_saved_as_practice(bank: Bank, db: Path, c
     again.next_button.click()
     assert again.notice.value == (
         "<p><i>Previous question: Saved as practice (Good): this question is already scheduled, "
-        "next review in 8m (2025-03-10 09:10); practice leaves its schedule unchanged.</i></p>"
+        "next review in 6d (2025-03-16 09:00); practice leaves its schedule unchanged.</i></p>"
     )
     assert len(reviews(db)) == 3
     with Store.open(db, create=False) as store:
@@ -389,7 +390,10 @@ def test_already_scheduled_question_is_saved_as_practice(bank: Bank, db: Path, c
     assert [(r.item_id, r.rating, r.reviewed_at) for r in crams] == [("01-pick", Rating.GOOD, clock.now)]
 
 
-def test_times_in_notices_are_escaped(bank: Bank, db: Path, clock: Clock) -> None:
+def test_times_in_notices_are_escaped(
+    bank: Bank, db: Path, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pin_steps(monkeypatch)  # fsrs's same-day steps: due in minutes, so "<1m" can be shown
     answer_all(make_quiz(bank, db, clock))
     clock.advance(minutes=9, seconds=30)  # all three are due in 30 s: "<1m"
     again = make_quiz(bank, db, clock)
@@ -425,12 +429,12 @@ def answer_all_rest(widget: QuizWidget) -> None:
 
 def test_due_question_answered_in_a_quiz_is_a_real_review(bank: Bank, db: Path, clock: Clock) -> None:
     answer_all(make_quiz(bank, db, clock))
-    clock.advance(minutes=11)
+    clock.advance(days=7)  # the three Goods: due in 4 to 6 days (fuzzed)
     again = make_quiz(bank, db, clock)
     option(again, RIGHT).click()
     again.next_button.click()
     assert len(reviews(db)) == 4
-    assert again.notice.value == "<p><i>Previous question: Saved: Good. It comes back in 2d.</i></p>"
+    assert again.notice.value == "<p><i>Previous question: Saved: Good. It comes back in 1.3mo.</i></p>"
 
 
 # -- review ----------------------------------------------------------------------------------------------
@@ -447,11 +451,14 @@ def test_review_with_nothing_due(bank: Bank, db: Path, clock: Clock) -> None:
     clock.advance(minutes=1)
     widget = make_review(bank, db, clock)
     assert widget.prompt.value == (
-        "<p>Nothing is due right now.</p><p>Next review: in 9m (2025-03-10 09:10).</p>"
+        "<p>Nothing is due right now.</p><p>Next review: in 4d (2025-03-14 09:00).</p>"
     )
 
 
-def test_again_comes_back_before_the_end_of_the_review(bank: Bank, db: Path, clock: Clock) -> None:
+def test_again_comes_back_before_the_end_of_the_review(
+    bank: Bank, db: Path, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pin_steps(monkeypatch)  # fsrs's same-day steps: an Again is due again within minutes
     answer_all(make_quiz(bank, db, clock))
     clock.advance(days=1)
     widget = make_review(bank, db, clock)
@@ -477,10 +484,17 @@ def test_again_comes_back_before_the_end_of_the_review(bank: Bank, db: Path, clo
             widget.show_button.click()
             widget.rating_buttons[Rating.GOOD].click()
         assert len(served) < 10
-    assert served == ["01-pick", "01-number", "01-recall", "01-pick"]
-    assert [r[1] for r in reviews(db)[3:]] == [Rating.AGAIN, Rating.GOOD, Rating.GOOD, Rating.GOOD]
-    assert widget.progress.value == "<b>Session done: 4 answers</b>"
-    assert widget.prompt.value.startswith("<p><b>3 of 4 remembered.</b></p><p>Next review: in ")
+    # 01-pick: Again (a 1-minute step), then Good (its 10-minute step, asked again too), then Good
+    assert served == ["01-pick", "01-number", "01-recall", "01-pick", "01-pick"]
+    assert [r[1] for r in reviews(db)[3:]] == [
+        Rating.AGAIN,
+        Rating.GOOD,
+        Rating.GOOD,
+        Rating.GOOD,
+        Rating.GOOD,
+    ]
+    assert widget.progress.value == "<b>Session done: 5 answers</b>"
+    assert widget.prompt.value.startswith("<p><b>4 of 5 remembered.</b></p><p>Next review: in ")
     assert widget.notice.value.startswith("<p><i>Last question: Saved: Good. It comes back in ")
 
 
@@ -506,23 +520,26 @@ def answer_review(widget: ReviewWidget, clock: Clock, minutes: float) -> list[st
     return served
 
 
-def test_the_end_of_a_review_offers_what_came_due_meanwhile(bank: Bank, db: Path, store: Store) -> None:
-    store.enroll("01", T0)
+def test_the_end_of_a_review_offers_what_came_due_meanwhile(bank: Bank, db: Path) -> None:
     clock = Clock()
-    widget = make_review(bank, store, clock)
-    assert answer_review(widget, clock, minutes=11) == ["01-pick", "01-number", "01-recall"]
-    # the 10-minute learning steps of the first two fell due while the next ones were answered
-    assert widget.prompt.value == (
-        "<p><b>3 of 3 remembered.</b></p><p>Due now as well: 2 questions that came due during this session. "
-        "Press <b>Check again</b> to answer them.</p>"
-    )
-    assert widget.answer_area.children == (widget.refresh_button,)
-    widget.refresh_button.click()
-    assert widget.progress.value.startswith("<b>2 left</b> (this session: 2 due now, 0 new; 0 answered).")
-    assert answer_review(widget, clock, minutes=1) == ["01-pick", "01-number"]
-    assert widget.prompt.value == (
-        "<p><b>2 of 2 remembered.</b></p><p>Next review: in 8m (2025-03-10 09:43).</p>"
-    )
+    with Store.open(db, memory=steps_memory()) as store:  # fsrs's same-day steps: what this is about
+        store.enroll("01", T0)
+        store.record("01-recall", Rating.GOOD, T0 - timedelta(minutes=5))  # its 10-minute step: due at T0+5m
+        widget = make_review(bank, store, clock)
+        # a new question's Good is a 10-minute step, asked again before the session ends; 01-recall, not in
+        # the session, falls due while it runs
+        assert answer_review(widget, clock, minutes=11) == ["01-pick", "01-number", "01-pick", "01-number"]
+        assert widget.prompt.value == (
+            "<p><b>4 of 4 remembered.</b></p><p>Due now as well: 1 question that came due during this "
+            "session. Press <b>Check again</b> to answer it.</p>"
+        )
+        assert widget.answer_area.children == (widget.refresh_button,)
+        widget.refresh_button.click()
+        assert widget.progress.value.startswith("<b>1 left</b> (this session: 1 due now, 0 new; 0 answered).")
+        assert answer_review(widget, clock, minutes=1) == ["01-recall"]
+        assert widget.prompt.value == (
+            "<p><b>1 of 1 remembered.</b></p><p>Next review: in 2d (2025-03-12 09:33).</p>"
+        )
 
 
 @pytest.mark.parametrize(
@@ -540,7 +557,7 @@ def test_the_end_of_a_review_offers_what_came_due_meanwhile(bank: Bank, db: Path
         (
             Limits(new_per_day=0),
             "<p><b>3 of 3 remembered.</b></p><p>Today's limit is reached: 1 new question waits until "
-            "tomorrow.</p><p>Next review: in 2d (2025-03-12 09:00).</p>",
+            "tomorrow.</p><p>Next review: in 1.6mo (2025-04-27 09:00).</p>",
         ),
     ],
 )
@@ -550,15 +567,18 @@ def test_the_end_of_a_review_says_what_todays_limits_hold_back(
     store.enroll("01", T0 - timedelta(days=1))
     store.enroll("02", T0 - timedelta(days=1))
     for item_id in ("01-pick", "01-number", "01-recall"):
-        store.record(item_id, Rating.GOOD, T0 - timedelta(hours=1))  # learning, due 50 minutes ago
+        store.record(item_id, Rating.GOOD, T0 - timedelta(days=10))  # due in 4 days (fuzzed): overdue now
     clock = Clock()
     widget = ReviewWidget(bank, store=store, clock=clock, limits=limits, tz=timezone.utc)
     answer_review(widget, clock, minutes=0)
     assert widget.prompt.value == expected
 
 
-def test_review_answers_are_saved_from_another_thread(bank: Bank, db: Path, clock: Clock) -> None:
+def test_review_answers_are_saved_from_another_thread(
+    bank: Bank, db: Path, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # JupyterLab 4 runs widget callbacks on a kernel thread other than the one that ran the cell.
+    pin_steps(monkeypatch)  # fsrs's same-day steps: the three are due the next day, 01-pick first
     answer_all(make_quiz(bank, db, clock))
     clock.advance(days=1)
     widget = make_review(bank, db, clock)  # opens the store on this thread
@@ -612,7 +632,7 @@ def test_the_database_is_held_only_while_a_session_runs(bank: Bank, db: Path, cl
     assert quiz_widget.source.held is None and len(reviews(db)) == 1
     answer_all_rest(quiz_widget)
     assert quiz_widget.source.held is None
-    clock.advance(days=1)
+    clock.advance(days=7)  # the three Goods: due in 4 to 6 days (fuzzed)
     widget = make_review(bank, db, clock)
     held = widget.source.held
     assert held is not None and widget.question is not None  # held from the start of the session...
@@ -669,8 +689,9 @@ def test_corrupt_database_shows_a_message_and_is_left_untouched(bank: Bank, db: 
 
 
 def test_locked_database_shows_a_message_and_the_answer_can_be_retried(
-    bank: Bank, db: Path, clock: Clock
+    bank: Bank, db: Path, clock: Clock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    pin_steps(monkeypatch)  # fsrs's same-day steps: the three are due the next day, 01-pick first
     answer_all(make_quiz(bank, db, clock))
     clock.advance(days=1)
     with Store.open(db, busy_timeout_ms=50) as store:
@@ -889,7 +910,7 @@ def test_what_happens_is_said_in_the_live_region(bank: Bank, db: Path, clock: Cl
     assert widget.status.value == ""
     assert "course-status" in widget.status._dom_classes
     option(widget, WRONG).click()
-    assert widget.status.value == "<p>✗ Not quite. The answer is C. Saved: Again. It comes back in 1m.</p>"
+    assert widget.status.value == "<p>✗ Not quite. The answer is C. Saved: Again. It comes back in 1d.</p>"
     widget.next_button.click()
     assert widget.number_input is not None and widget.check_button is not None
     widget.check_button.click()
@@ -898,7 +919,7 @@ def test_what_happens_is_said_in_the_live_region(bank: Bank, db: Path, clock: Cl
     submit(widget)
     assert widget.status.value == "<p>✓ Right: 64. Not saved yet: press Next to save it.</p>"
     widget.next_button.click()
-    assert widget.status.value == "<p>Saved: Good. It comes back in 10m.</p>"
+    assert widget.status.value == "<p>Saved: Good. It comes back in 4d.</p>"
     assert widget.show_button is not None
     widget.show_button.click()
     assert widget.status.value == (
@@ -907,7 +928,7 @@ def test_what_happens_is_said_in_the_live_region(bank: Bank, db: Path, clock: Cl
     assert "course-summary" not in widget.prompt._dom_classes
     widget.rating_buttons[Rating.GOOD].click()
     assert widget.status.value == (
-        "<p>2 of 3 right. Next review of this lesson: in 1m (2025-03-10 09:01), in the review notebook.</p>"
+        "<p>2 of 3 right. Next review of this lesson: in 1d (2025-03-11 09:00), in the review notebook.</p>"
     )
     assert "course-summary" in widget.prompt._dom_classes  # the browser moves the focus there
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 from datetime import datetime, timezone
 
-from scheduler import Limits
+from scheduler import MIN_FIT_REVIEWS, RETENTION_RANGE, Limits, retention_problem
 
-__all__ = ["count", "iso_time", "limits", "parser"]
+__all__ = ["count", "iso_time", "limits", "parser", "retention"]
 
 # --now must leave room for a century of intervals and for any time zone, so no date arithmetic overflows.
 _EARLIEST, _LATEST = datetime(1970, 1, 1, tzinfo=timezone.utc), datetime(9000, 1, 1, tzinfo=timezone.utc)
@@ -39,6 +39,21 @@ def count(text: str) -> int:
         raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
+def retention(text: str) -> float:
+    """``--retention``: a desired retention, a number from 0.70 to 0.97 inclusive (``RETENTION_RANGE``)."""
+    low, high = RETENTION_RANGE
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"not a number: {text!r} (use a number from {low:.2f} to {high:.2f}, e.g. 0.85)"
+        ) from None
+    problem = retention_problem(value)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(problem)
     return value
 
 
@@ -88,6 +103,19 @@ _COMMANDS = {  # name: (help, description)
         "others go in at their time, and your schedule is recomputed. The whole file is checked first: on "
         "any problem nothing is imported.",
     ),
+    "settings": (
+        "show or change your desired retention and FSRS parameters",
+        "Show your scheduling settings: the desired retention (the chance of remembering a question when it "
+        "comes due) and the FSRS parameters in use. With options, change them: a change applies from each "
+        "question's next answer, and the due dates already set stay as they are.",
+    ),
+    "optimize": (
+        "fit the FSRS parameters to your own reviews",
+        f"Fit the FSRS parameters to your review history and use them from now on. It needs at least "
+        f"{MIN_FIT_REVIEWS} reviews answered on a later day than the question's previous answer (exit status "
+        "3, nothing changed, until there are). Your desired retention is kept; python -m course settings "
+        "--default-parameters goes back to the defaults.",
+    ),
     "session-report": (
         "what past class review sessions showed: the most missed questions, the sections to revisit",
         "Print, for each class review session (class_review in a notebook), its questions ranked by miss "
@@ -98,13 +126,14 @@ _COMMANDS = {  # name: (help, description)
 
 def parser() -> argparse.ArgumentParser:
     """The parser of ``python -m course`` and its commands: review, cram, stats, check, workbook,
-    export-anki, export-progress, import-progress and session-report."""
+    export-anki, export-progress, import-progress, settings, optimize and session-report."""
     main = argparse.ArgumentParser(
         prog="python -m course",
         description="Spaced-repetition reviews of the attention course's self-check questions.",
         epilog="Progress file: --db PATH, else $COURSE_DB, else progress.sqlite3 in your per-user data "
         "directory. Exit status: 0 done, 1 invalid question bank (or lint warnings with check --strict), "
-        "2 progress file unusable, workbook not written, or bad arguments.",
+        "2 progress file unusable, workbook not written, or bad arguments, 3 optimize: too few reviews to "
+        "fit to yet.",
     )
     commands = main.add_subparsers(dest="command", required=True, metavar="COMMAND")
     sub = {
@@ -126,6 +155,7 @@ def parser() -> argparse.ArgumentParser:
         "dir", nargs="?", default="workbook", metavar="DIR", help="default: workbook"
     )
     _transfers(sub)
+    _scheduling(sub)
     sub["session-report"].add_argument(
         "--sessions",
         metavar="PATH",
@@ -150,6 +180,31 @@ def _transfers(sub: dict[str, argparse.ArgumentParser]) -> None:
     _common(sub["export-progress"], bank=False)
     sub["import-progress"].add_argument("file", metavar="FILE", help="a file written by export-progress")
     _common(sub["import-progress"], bank=False)
+
+
+def _scheduling(sub: dict[str, argparse.ArgumentParser]) -> None:
+    """settings [--retention R | --default-retention] [--default-parameters], and optimize [--dry-run]."""
+    low, high = RETENTION_RANGE
+    which = sub["settings"].add_mutually_exclusive_group()
+    which.add_argument(
+        "--retention",
+        type=retention,
+        metavar="R",
+        help=f"desired retention, from {low:.2f} to {high:.2f} (default 0.90): higher means more reviews",
+    )
+    which.add_argument(
+        "--default-retention", action="store_true", help="go back to the default desired retention"
+    )
+    sub["settings"].add_argument(
+        "--default-parameters",
+        action="store_true",
+        help="drop the parameters fitted by optimize: use FSRS's defaults",
+    )
+    _common(sub["settings"], bank=False)
+    sub["optimize"].add_argument(
+        "--dry-run", action="store_true", help="fit and show the result, but save nothing"
+    )
+    _common(sub["optimize"], bank=False)
 
 
 def _common(sub: argparse.ArgumentParser, *, db: bool = True, bank: bool = True) -> None:

@@ -14,7 +14,7 @@ from course.terminal.asking import ask
 from course.terminal.console import Console, Quit
 from course.terminal.exits import EXIT_OK
 from course.terminal.session import NotSaved, elapsed_ms, heading, lessons_named, rating_or_kept, stopped
-from scheduler import Item, Limits, Rating, Session, Store, StoreError
+from scheduler import ASKED_AGAIN_WITHIN, Item, Limits, Rating, Session, Store, StoreError
 
 __all__ = ["WELCOME", "review"]
 
@@ -108,8 +108,8 @@ def _review_one(
         saved = session.answer(item, rating, at, elapsed_ms(began))
     except StoreError as problem:
         raise NotSaved(problem, plural(answered, "answer") + " saved") from problem
-    if rating == Rating.AGAIN:
-        console.say("Saved: Again. It comes back before this session ends.")
+    if saved.due - at <= ASKED_AGAIN_WITHIN:
+        console.say(f"Saved: {NAMES[rating]}. It comes back before this session ends.")
     else:
         console.say(f"Saved: {NAMES[rating]}. Next review in {interval(saved.due - at)}.")
     return stop

@@ -16,7 +16,7 @@ from course.widgets._clock import Clock
 from course.widgets._panel import QuestionPanel
 from course.widgets._store_source import PROBLEMS, StoreLike, StoreSource
 from course.widgets._texts import error_html, when
-from scheduler import Memory, Rating, format_interval
+from scheduler import Rating, format_interval
 
 __all__ = ["QuizWidget", "quiz"]
 
@@ -85,9 +85,9 @@ class QuizWidget(QuestionPanel):
             self._finish()
 
     def _intervals(self, question: Question, at: datetime) -> dict[Rating, timedelta] | None:
-        if not self.source.exists():  # nothing saved yet: look, but do not create the database
-            return Memory().preview(None, question.id, at)
-        with self.source.lease(create=False) as store:
+        # With no file yet, opening creates nothing (the first save does): a store without settings. Either
+        # way the intervals are those of the learner's settings (store.memory).
+        with self.source.lease(create=True) as store:
             card = store.card(question.id)
             if card is not None and card.due > at:  # practice: no interval to show, the schedule stays
                 due = html.escape(when(card.due, at, self.tz))

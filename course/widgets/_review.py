@@ -18,7 +18,16 @@ from course.widgets._clock import Clock
 from course.widgets._panel import QuestionPanel
 from course.widgets._store_source import PROBLEMS, StoreLike, StoreSource
 from course.widgets._texts import error_html, when
-from scheduler import Item, Limits, Rating, Session, Store, StoreNotFoundError, format_interval
+from scheduler import (
+    ASKED_AGAIN_WITHIN,
+    Item,
+    Limits,
+    Rating,
+    Session,
+    Store,
+    StoreNotFoundError,
+    format_interval,
+)
 
 __all__ = ["NO_PROGRESS", "ReviewWidget", "review"]
 
@@ -33,7 +42,8 @@ class ReviewWidget(QuestionPanel):
     """A review session over every enrolled lesson. `root` is the widget to display.
 
     It reads the progress database when it starts (never creating it) and holds it until the session's
-    summary. Again answers come back before the session ends. "Check again" starts a new session: the end of a
+    summary. An answer that makes a question due within the hour (a same-day step) brings it back before the
+    session ends. "Check again" starts a new session: the end of a
     session says when that serves more (learning steps that came due meanwhile), or what today's limits hold
     back.
     """
@@ -140,7 +150,7 @@ class ReviewWidget(QuestionPanel):
     def _save(self, question: Question, rating: Rating, at: datetime, duration: int) -> str:
         assert self.session is not None and self._item is not None
         review = self.session.answer(self._item, rating, at, duration)
-        if rating == Rating.AGAIN:
+        if review.due - at <= ASKED_AGAIN_WITHIN:
             note = f"Saved: {NAMES[rating]}. It comes back later in this session."
         else:
             note = f"Saved: {NAMES[rating]}. It comes back in {format_interval(review.due - at)}."
