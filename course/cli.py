@@ -1,5 +1,5 @@
-"""``python -m course``: review, cram, stats, check, workbook, transfers, settings, optimize and
-session-report, in a terminal.
+"""``python -m course``: review, cram, stats, check, workbook, transfers, settings, optimize,
+session-report and class-report, in a terminal.
 
 This is the outermost layer: the only place of the terminal interface that reads the clock (`now`, or the
 hidden ``--now`` option that freezes it for tests and demos). Exit status: 0 done, 1 the question bank is
@@ -33,6 +33,7 @@ from course.outlook import progress_report
 from course.progress import db_path, local_tz, open_store, path_source
 from course.terminal.arguments import limits, parser
 from course.terminal.check import check, invalid_bank
+from course.terminal.class_report import class_report_command
 from course.terminal.console import (
     Console,
     Stops,
@@ -130,6 +131,9 @@ def _run(
         return check(bank, out, strict=args.strict)
     if args.command == "session-report":
         return session_report(args, bank, out, err)
+    if args.command == "class-report":
+        at = args.now if args.now is not None else now()
+        return class_report_command(args, bank, out, err, at, local_tz())
     clock: Callable[[], datetime] = (lambda: args.now) if args.now is not None else now
     console = Console(stdin, out, terminal_width(), stops)
 

@@ -34,10 +34,10 @@ from scheduler._records import (
 )
 from scheduler._schema import SCHEMA_VERSION
 from scheduler._serving import ASKED_AGAIN_WITHIN, CramSession, Session, due_queue
-from scheduler._stats import Stats, forecast, stats
+from scheduler._stats import Stats, due_counts, forecast, stats, true_retention
 from scheduler._storage import Storage
 from scheduler._store import Store
-from scheduler._time import day_start
+from scheduler._time import day_numbers, day_start
 
 __all__ = [
     "ASKED_AGAIN_WITHIN",
@@ -69,7 +69,9 @@ __all__ = [
     "StoreLockedError",
     "StoreNotFoundError",
     "StoreVersionError",
+    "day_numbers",
     "day_start",
+    "due_counts",
     "due_queue",
     "fit_parameters",
     "fit_reviews",
@@ -77,4 +79,5 @@ __all__ = [
     "format_interval",
     "retention_problem",
     "stats",
+    "true_retention",
 ]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
 from operator import attrgetter
@@ -13,7 +13,7 @@ from scheduler._records import Answer, Item, Rating, State
 from scheduler._storage import Storage
 from scheduler._time import day_numbers, day_starts, from_ms, require_aware, to_ms
 
-__all__ = ["Stats", "forecast", "stats"]
+__all__ = ["Stats", "due_counts", "forecast", "stats", "true_retention"]
 
 _REVIEWED_AT = attrgetter("reviewed_at")
 
@@ -99,12 +99,33 @@ def stats(store: Storage, items: Sequence[Item], at: datetime, tz: tzinfo, rollo
     )
 
 
-def forecast(
-    store: Storage, items: Sequence[Item], at: datetime, tz: tzinfo, days: int = 30, rollover_hour: int = 4
+def true_retention(
+    answers: Sequence[Answer], items: Sequence[Item], tz: tzinfo, rollover_hour: int = 4
+) -> float | None:
+    """A learner's true retention over ``answers`` (in log order): the share not AGAIN of the answers to
+    ``items`` in review that were the first of their item on the learner's day; None when there are none."""
+    return _true_retention(list(answers), {item.id for item in items}, tz, rollover_hour)
+
+
+def due_counts(
+    due_times: Mapping[str, datetime],
+    items: Sequence[Item],
+    at: datetime,
+    tz: tzinfo,
+    days: int = 30,
+    rollover_hour: int = 4,
 ) -> list[int]:
-    """Due counts for ``days`` learner's days from today; day 0 includes everything overdue."""
+    """Due counts of ``items`` for ``days`` learner's days from the day of ``at``; day 0 includes everything
+    overdue. ``due_times``: when each item is due, as ``Storage.due_times`` gives it."""
     if isinstance(days, bool) or not isinstance(days, int) or days < 1:
         raise ValueError(f"days must be a positive int, got {days!r}")
     at = require_aware(at, "at")
     starts = day_starts(at, tz, rollover_hour, days + 1)
-    return _due_per_day(store.due_times(), {item.id for item in items}, starts)
+    return _due_per_day(dict(due_times), {item.id for item in items}, starts)
+
+
+def forecast(
+    store: Storage, items: Sequence[Item], at: datetime, tz: tzinfo, days: int = 30, rollover_hour: int = 4
+) -> list[int]:
+    """Due counts for ``days`` learner's days from today; day 0 includes everything overdue."""
+    return due_counts(store.due_times(), items, at, tz, days, rollover_hour)

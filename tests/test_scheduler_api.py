@@ -41,7 +41,9 @@ def test_public_names() -> None:
         "StoreLockedError",
         "StoreNotFoundError",
         "StoreVersionError",
+        "day_numbers",
         "day_start",
+        "due_counts",
         "due_queue",
         "fit_parameters",
         "fit_reviews",
@@ -49,6 +51,7 @@ def test_public_names() -> None:
         "format_interval",
         "retention_problem",
         "stats",
+        "true_retention",
     ]
     assert all(hasattr(scheduler, name) for name in scheduler.__all__)
     assert [(rating.name, int(rating)) for rating in scheduler.Rating] == [

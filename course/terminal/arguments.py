@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from datetime import datetime, timezone
 
-from scheduler import MIN_FIT_REVIEWS, RETENTION_RANGE, Limits, retention_problem
+from scheduler import MIN_FIT_REVIEWS, RETENTION_RANGE, Limits, Memory, retention_problem
 
 __all__ = ["count", "iso_time", "limits", "parser", "retention"]
 
@@ -121,12 +121,19 @@ _COMMANDS = {  # name: (help, description)
         "Print, for each class review session (class_review in a notebook), its questions ranked by miss "
         "rate and the lesson sections to revisit. The class-session file is only read.",
     ),
+    "class-report": (
+        "how a class is doing: the most missed questions and lessons, the due load, retention",
+        "Report on a class from the progress files its learners wrote with export-progress (one per learner, "
+        "named after them): per question and lesson, the miss rate and how many learners answered; the "
+        "class's due load for the next 7 days; true retention; the lesson sections to revisit. The files are "
+        "only read.",
+    ),
 }
 
 
 def parser() -> argparse.ArgumentParser:
     """The parser of ``python -m course`` and its commands: review, cram, stats, check, workbook,
-    export-anki, export-progress, import-progress, settings, optimize and session-report."""
+    export-anki, export-progress, import-progress, settings, optimize, session-report and class-report."""
     main = argparse.ArgumentParser(
         prog="python -m course",
         description="Spaced-repetition reviews of the attention course's self-check questions.",
@@ -166,6 +173,13 @@ def parser() -> argparse.ArgumentParser:
         "--last", type=count, metavar="N", help="only the last N sessions (default: all)"
     )
     _common(sub["session-report"], db=False)
+    sub["class-report"].add_argument(
+        "files", nargs="+", metavar="FILE", help="learners' files written by export-progress, e.g. ana.jsonl"
+    )
+    sub["class-report"].add_argument(
+        "--top", type=count, default=10, metavar="N", help="the N most missed questions (default 10)"
+    )
+    _common(sub["class-report"], db=False)
     return main
 
 
@@ -190,7 +204,8 @@ def _scheduling(sub: dict[str, argparse.ArgumentParser]) -> None:
         "--retention",
         type=retention,
         metavar="R",
-        help=f"desired retention, from {low:.2f} to {high:.2f} (default 0.90): higher means more reviews",
+        help=f"desired retention, from {low:.2f} to {high:.2f} (default {Memory().desired_retention:.2f}): "
+        "higher means more reviews",
     )
     which.add_argument(
         "--default-retention", action="store_true", help="go back to the default desired retention"

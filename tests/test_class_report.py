@@ -1,0 +1,89 @@
+"""The class report (`course.class_report`) on hand-written answers of three learners: exact counts, rates,
+due load, pooled retention, sections to revisit, and the text."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from course.bank import load_bank
+from course.class_report import ClassReport, LessonRow, QuestionRow, class_report, report_lines
+from scheduler import Answer, Rating, State
+
+UTC = timezone.utc
+AT = datetime(2026, 3, 2, 12, tzinfo=UTC)  # a Monday noon
+DAY = timedelta(days=1)
+A, G = Rating.AGAIN, Rating.GOOD
+NEW, REVIEW = State.NEW, State.REVIEW
+DOT, MIX, KEY = "01-scale-dot-vs-cosine", "01-mixture-in-range", "02-key-role"
+
+
+def answer(item: str, days_ago: float, rating: Rating, state: State = NEW) -> Answer:
+    return Answer(item, AT - timedelta(days=days_ago), rating, state)
+
+
+ANSWERS = {
+    "ana": [
+        answer(DOT, 5, A),
+        answer(DOT, 4.99, G),  # the same day: only the first answer of the day counts
+        answer(MIX, 5, G),
+        answer(DOT, 1, G, REVIEW),
+    ],
+    "ben": [answer(DOT, 5, A), answer(MIX, 5, G), answer(MIX, 2, A, REVIEW), answer("01-retired-id", 2, A)],
+    "cy": [answer(KEY, 3, G), answer(KEY, 1, G, REVIEW)],
+    "dee": [],  # enrolled, never answered
+}
+DUE = {
+    "ana": {DOT: AT - DAY, MIX: AT + 2 * DAY},  # overdue counts today
+    "ben": {DOT: AT + 3 * timedelta(hours=1), MIX: AT + 10 * DAY, "01-retired-id": AT},
+    "cy": {KEY: AT + 6 * DAY},
+}
+
+
+@pytest.fixture(scope="module")
+def report() -> ClassReport:
+    return class_report(ANSWERS, DUE, load_bank(), AT, UTC)
+
+
+def test_each_question_counts_learners_answers_and_misses_most_missed_first(report: ClassReport) -> None:
+    assert report.learners == 3
+    assert report.questions == (
+        QuestionRow(DOT, "01", "2. The dot product as a compatibility score", 2, 3, 2),
+        QuestionRow(MIX, "01", "3. A weighted average of vectors", 2, 3, 1),
+        QuestionRow(KEY, "02", "1. Queries, keys and values", 1, 2, 0),
+    )
+    assert [round(row.miss_rate, 3) for row in report.questions] == [0.667, 0.333, 0.0]
+
+
+def test_lessons_pool_their_questions(report: ClassReport) -> None:
+    assert report.lessons == (LessonRow("01", 2, 6, 3), LessonRow("02", 1, 2, 0))
+
+
+def test_due_load_retention_and_what_to_revisit(report: ClassReport) -> None:
+    assert report.due == (2, 0, 1, 0, 0, 0, 1)  # retired and beyond-a-week items left out
+    assert report.retention == pytest.approx(2 / 3)  # ana's and cy's reviews remembered, ben's forgotten
+    assert report.revisit == (("01", "2. The dot product as a compatibility score"),)
+
+
+def test_the_report_as_text() -> None:
+    report = class_report(ANSWERS, DUE, load_bank(), AT, UTC)
+    assert report_lines(report, limit=2) == [
+        "Class report: 3 learners; true retention 66.7%.",
+        "Due in the next 7 days (today first, overdue included): 2 0 1 0 0 0 1.",
+        "Lessons, most missed first:",
+        "   50% missed  lesson 01, Similarity and softmax (6 answers by 2 learners)",
+        "    0% missed  lesson 02, Scaled dot-product attention (2 answers by 1 learner)",
+        "Questions, most missed first (2 of 3):",
+        f"   67% missed  {DOT}  (3 answers by 2 learners)",
+        f"   33% missed  {MIX}  (3 answers by 2 learners)",
+        "Revisit (missed in 50% or more of the answers):",
+        "  lesson 01, section 2. The dot product as a compatibility score: "
+        "01-similarity-and-softmax.ipynb#2.-The-dot-product-as-a-compatibility-score",
+    ]
+
+
+def test_an_empty_class() -> None:
+    report = class_report({"dee": []}, {}, load_bank(), AT, UTC)
+    assert (report.learners, report.questions, report.retention, report.due) == (0, (), None, (0,) * 7)
+    assert report_lines(report) == ["No learner has answered a question yet."]
