@@ -1,5 +1,8 @@
 """Generic spaced repetition on FSRS: a review log in SQLite, due queues, sessions and statistics.
 
+A classroom's shared PostgreSQL store is ``scheduler.postgres.PostgresStore`` (needs psycopg; importing
+``scheduler`` does not import it).
+
 It knows nothing about the course it serves; everything it schedules is an ``Item`` (an id and a deck).
 """
 
@@ -11,6 +14,7 @@ from scheduler._errors import (
     StoreError,
     StoreLockedError,
     StoreNotFoundError,
+    StoreUnavailableError,
     StoreVersionError,
 )
 from scheduler._fitting import MIN_FIT_REVIEWS, NotEnoughReviews, fit_parameters, fit_reviews
@@ -68,6 +72,7 @@ __all__ = [
     "StoreError",
     "StoreLockedError",
     "StoreNotFoundError",
+    "StoreUnavailableError",
     "StoreVersionError",
     "day_numbers",
     "day_start",

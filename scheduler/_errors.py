@@ -10,6 +10,7 @@ __all__ = [
     "StoreError",
     "StoreLockedError",
     "StoreNotFoundError",
+    "StoreUnavailableError",
     "StoreVersionError",
 ]
 
@@ -121,4 +122,17 @@ class StoreVersionError(StoreError):
             path,
             f"{os.fspath(path)} was written by a newer version of this software (schema {found}, this "
             f"version knows up to {known}); {advice}",
+        )
+
+
+class StoreUnavailableError(StoreError):
+    """A database server could not be reached, or the connection to it was lost: the store's contents are
+    not in doubt, and the same call may succeed once the server is back. ``detail`` says what happened."""
+
+    def __init__(self, path: str | os.PathLike[str], detail: str) -> None:
+        self.detail = detail
+        super().__init__(
+            path,
+            f"{os.fspath(path)} cannot be reached ({detail}); nothing was lost that was saved before. Try "
+            "again in a moment, or ask whoever runs the class database whether the server is up",
         )

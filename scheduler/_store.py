@@ -9,7 +9,6 @@ millisecond so the Review it returns is exactly what a later read gives back.
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 import threading
@@ -36,122 +35,29 @@ from scheduler._records import (
     Review,
     Settings,
     State,
-    check_rating,
-    retention_problem,
+)
+from scheduler._rows import (
+    CARD_COLUMNS,
+    CARD_STATE_CODES,
+    RATINGS,
+    REVIEW_COLUMNS,
+    STATE_CODES,
+    STATES,
+    card_from_row,
+    check_answer,
+    check_settings,
+    entry_key,
+    memory_for,
+    review_from_row,
+    settings_from_rows,
+    settings_rows,
 )
 from scheduler._time import from_ms, require_aware, to_ms
 
 __all__ = ["Store"]
 
-# The only place the on-disk state codes appear (review_log.state_before, cards.state).
-_STATE_CODES = {State.NEW: 0, State.LEARNING: 1, State.REVIEW: 2, State.RELEARNING: 3}
-_STATES = {code: state for state, code in _STATE_CODES.items()}
-_CARD_STATE_CODES = {state.value: code for state, code in _STATE_CODES.items() if state is not State.NEW}
-_CARD_STATE_NAMES = {code: name for name, code in _CARD_STATE_CODES.items()}
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)  # as in _time.from_ms
 _ONE_MS = timedelta(milliseconds=1)
-_RATINGS = {int(rating): rating for rating in Rating}  # a dict lookup: Rating(code) is slow over many rows
-_CARD_COLUMNS = "item_id, state, step, stability, difficulty, due, last_review, reps, lapses"
-_REVIEW_COLUMNS = "item_id, rating, reviewed_at, duration_ms, due"
-
-
-def _card_from_row(row: tuple) -> CardState:  # type: ignore[type-arg]
-    item_id, state, step, stability, difficulty, due, last_review, reps, lapses = row[:9]
-    return CardState(
-        item_id=item_id,
-        state=_CARD_STATE_NAMES[state],
-        step=step,
-        stability=stability,
-        difficulty=difficulty,
-        due=from_ms(due),
-        last_review=None if last_review is None else from_ms(last_review),
-        reps=reps,
-        lapses=lapses,
-    )
-
-
-def _review_from_row(row: tuple) -> Review:  # type: ignore[type-arg]
-    item_id, rating, reviewed_at, duration_ms, due = row
-    return Review(item_id, Rating(rating), from_ms(reviewed_at), duration_ms, from_ms(due))
-
-
-def _check_answer(
-    item_id: str, rating: Rating, at: datetime, duration_ms: int | None
-) -> tuple[Rating, datetime]:
-    if not isinstance(item_id, str) or not item_id:
-        raise ValueError(f"item_id must be a non-empty str, got {item_id!r}")
-    if duration_ms is not None and (
-        isinstance(duration_ms, bool) or not isinstance(duration_ms, int) or duration_ms < 0
-    ):
-        raise ValueError(f"duration_ms must be None or a non-negative int, got {duration_ms!r}")
-    return check_rating(rating), from_ms(to_ms(require_aware(at, "at")))
-
-
-def _check_settings(settings: Settings) -> Settings:
-    """``settings`` with its values normalized (floats, a tuple), or a ValueError saying what is wrong; the
-    parameters themselves are checked by building a Memory with them."""
-    if not isinstance(settings, Settings):
-        raise TypeError(f"settings must be a Settings, got {settings!r} ({type(settings).__name__})")
-    retention = settings.desired_retention
-    if retention is not None:
-        problem = retention_problem(retention)
-        if problem is not None:
-            raise ValueError(f"desired_retention {problem}")
-        retention = float(retention)
-    parameters = settings.parameters
-    if parameters is not None:
-        if isinstance(parameters, (str, bytes)) or any(
-            isinstance(p, bool) or not isinstance(p, (int, float)) for p in parameters
-        ):
-            raise ValueError(f"parameters must be a sequence of numbers, got {parameters!r}")
-        parameters = tuple(float(p) for p in parameters)
-    elif settings.fitted_at is not None or settings.fitted_reviews is not None:
-        raise ValueError(
-            "fitted_at and fitted_reviews describe fitted parameters: without parameters, leave them None"
-        )
-    fitted_at = settings.fitted_at
-    if fitted_at is not None:
-        fitted_at = from_ms(to_ms(require_aware(fitted_at, "fitted_at")))
-    reviews = settings.fitted_reviews
-    if reviews is not None and (isinstance(reviews, bool) or not isinstance(reviews, int) or reviews < 0):
-        raise ValueError(f"fitted_reviews must be None or a non-negative int, got {reviews!r}")
-    return Settings(retention, parameters, fitted_at, reviews)
-
-
-def _settings_rows(settings: Settings) -> list[tuple[str, str]]:
-    """The rows of the settings table for ``settings`` (checked): one per setting that is not None."""
-    values: dict[str, object] = {
-        "desired_retention": settings.desired_retention,
-        "parameters": None if settings.parameters is None else list(settings.parameters),
-        "fitted_at": None if settings.fitted_at is None else to_ms(settings.fitted_at),
-        "fitted_reviews": settings.fitted_reviews,
-    }
-    return [(name, json.dumps(value)) for name, value in values.items() if value is not None]
-
-
-def _settings_from_rows(rows: Sequence[tuple[str, str]]) -> Settings:
-    """The Settings the rows of the settings table hold; a ValueError when one cannot be read (a setting
-    this code does not know, e.g. from a later version of the same schema, is ignored)."""
-    values = {name: json.loads(text) for name, text in rows}
-    parameters = values.get("parameters")
-    if parameters is not None and not isinstance(parameters, list):
-        raise ValueError(f"parameters is {parameters!r}")
-    fitted_at = values.get("fitted_at")
-    if fitted_at is not None and (isinstance(fitted_at, bool) or not isinstance(fitted_at, int)):
-        raise ValueError(f"fitted_at is {fitted_at!r}")
-    return _check_settings(
-        Settings(
-            desired_retention=values.get("desired_retention"),
-            parameters=None if parameters is None else tuple(parameters),
-            fitted_at=None if fitted_at is None else from_ms(fitted_at),
-            fitted_reviews=values.get("fitted_reviews"),
-        )
-    )
-
-
-def _entry_key(entry: LogEntry) -> Key:
-    rating, at = _check_answer(entry.item_id, entry.rating, entry.reviewed_at, entry.duration_ms)
-    return (entry.item_id, int(rating), to_ms(at), entry.duration_ms)
 
 
 def _check_deck(deck: str) -> bool:
@@ -403,7 +309,7 @@ class Store:
 
     def record(self, item_id: str, rating: Rating, at: datetime, duration_ms: int | None = None) -> Review:
         """Answer ``item_id`` with ``rating`` at ``at``: append to the log and update the card, atomically."""
-        rating, at = _check_answer(item_id, rating, at, duration_ms)
+        rating, at = check_answer(item_id, rating, at, duration_ms)
         with self._write() as connection:
             before = self._current(connection, item_id)
             after = self.memory.review(before, item_id, rating, at)
@@ -417,7 +323,7 @@ class Store:
                     to_ms(at),
                     duration_ms,
                     due,
-                    _STATE_CODES[State.NEW] if before is None else _CARD_STATE_CODES[before.state],
+                    STATE_CODES[State.NEW] if before is None else CARD_STATE_CODES[before.state],
                 ),
             ).lastrowid
             self._put(connection, after, due, log_id)  # type: ignore[arg-type]
@@ -431,22 +337,22 @@ class Store:
         if last_id is None:
             return None
         row = connection.execute(
-            f"SELECT {_CARD_COLUMNS}, log_id FROM cards WHERE item_id = ?", (item_id,)
+            f"SELECT {CARD_COLUMNS}, log_id FROM cards WHERE item_id = ?", (item_id,)
         ).fetchone()
         if row is not None and row[9] == last_id:
-            return _card_from_row(row)
+            return card_from_row(row)
         rows = connection.execute(
-            f"SELECT {_REVIEW_COLUMNS} FROM review_log WHERE item_id = ? ORDER BY id", (item_id,)
+            f"SELECT {REVIEW_COLUMNS} FROM review_log WHERE item_id = ? ORDER BY id", (item_id,)
         ).fetchall()
-        return self.memory.replay(item_id, [_review_from_row(row) for row in rows])
+        return self.memory.replay(item_id, [review_from_row(row) for row in rows])
 
     @staticmethod
     def _put(connection: sqlite3.Connection, card: CardState, due: int, log_id: int) -> None:
         connection.execute(
-            f"INSERT OR REPLACE INTO cards ({_CARD_COLUMNS}, log_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            f"INSERT OR REPLACE INTO cards ({CARD_COLUMNS}, log_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 card.item_id,
-                _CARD_STATE_CODES[card.state],
+                CARD_STATE_CODES[card.state],
                 card.step,
                 card.stability,
                 card.difficulty,
@@ -460,7 +366,7 @@ class Store:
 
     def record_cram(self, item_id: str, rating: Rating, at: datetime, duration_ms: int | None = None) -> None:
         """Log a practice answer in its own table; the schedule is never changed by it."""
-        rating, at = _check_answer(item_id, rating, at, duration_ms)
+        rating, at = check_answer(item_id, rating, at, duration_ms)
         with self._write() as connection:
             connection.execute(
                 "INSERT INTO cram_log (item_id, rating, reviewed_at, duration_ms) VALUES (?, ?, ?, ?)",
@@ -484,8 +390,8 @@ class Store:
         due dates of an item's rows from its first new answer on are recomputed, then every card is rebuilt,
         so the schedule is what answering everything in that order gives. A deck keeps its earliest date.
         The only write that inserts into the log rather than appending to it."""
-        fresh_answers = [_entry_key(entry) for entry in answers]
-        fresh_practice = [_entry_key(entry) for entry in practice]
+        fresh_answers = [entry_key(entry) for entry in answers]
+        fresh_practice = [entry_key(entry) for entry in practice]
         dates = {deck: to_ms(require_aware(at, "at")) for deck, at in decks.items() if _check_deck(deck)}
         with self._write() as connection:
             added, skipped = self._merge_reviews(connection, fresh_answers)
@@ -507,7 +413,7 @@ class Store:
         history: dict[str, list[Review]] = {item_id: [] for item_id in touched}
         for row in rows[:start]:
             if row[1] in touched:
-                history[row[1]].append(_review_from_row(row[1:6]))
+                history[row[1]].append(review_from_row(row[1:6]))
         if start < len(rows):
             connection.execute("DELETE FROM review_log WHERE id >= ?", (rows[start][0],))
         recompute: set[str] = set()
@@ -520,7 +426,7 @@ class Store:
             else:
                 due, before = kept[row_id][5], kept[row_id][6]
             if item_id in history:
-                history[item_id].append(_review_from_row((*key[:4], due)))
+                history[item_id].append(review_from_row((*key[:4], due)))
             connection.execute(
                 "INSERT INTO review_log (item_id, rating, reviewed_at, duration_ms, due, state_before) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
@@ -534,7 +440,7 @@ class Store:
         item_id, rating, at, _ = key
         before = self.memory.replay(item_id, history) if history else None
         after = self.memory.review(before, item_id, Rating(rating), from_ms(at))
-        state = _STATE_CODES[State.NEW] if before is None else _CARD_STATE_CODES[before.state]
+        state = STATE_CODES[State.NEW] if before is None else CARD_STATE_CODES[before.state]
         return to_ms(after.due), state
 
     def settings(self) -> Settings:
@@ -542,7 +448,7 @@ class Store:
         StoreCorruptError when a stored setting cannot be read."""
         rows = self._read("SELECT name, value FROM settings ORDER BY name")
         try:
-            return _settings_from_rows(rows)
+            return settings_from_rows(rows)
         except (ValueError, TypeError) as exc:  # json.JSONDecodeError is a ValueError
             raise StoreCorruptError(self.path, f"its settings cannot be read: {exc}", opened=True) from exc
 
@@ -552,13 +458,13 @@ class Store:
         rebuilt from the log with it. Due dates stay what the log says: a change applies from each item's
         next answer. A ValueError (nothing written) for a desired retention outside ``RETENTION_RANGE`` or
         parameters that ``Memory`` refuses; ``fitted_at`` is kept to the millisecond."""
-        settings = _check_settings(settings)
+        settings = check_settings(settings)
         at_ms = to_ms(require_aware(at, "at"))
         try:
-            memory = self._memory_for(settings)
+            memory = memory_for(self.memory, settings)
         except ValueError as exc:
             raise ValueError(f"parameters are not valid FSRS parameters: {exc}") from None
-        rows = [(name, value, at_ms) for name, value in _settings_rows(settings)]
+        rows = [(name, value, at_ms) for name, value in settings_rows(settings)]
         with self._lock:
             previous = self.memory
             try:
@@ -576,53 +482,33 @@ class Store:
     def _stored_memory(self) -> Memory:
         """The Memory the stored settings describe; StoreCorruptError when they cannot be used."""
         try:
-            return self._memory_for(self.settings())
+            return memory_for(self.memory, self.settings())
         except ValueError as exc:
             raise StoreCorruptError(self.path, f"its settings cannot be used: {exc}", opened=True) from exc
-
-    def _memory_for(self, settings: Settings) -> Memory:
-        """The Memory that ``settings`` describe, with this store's other options (steps, fuzz, maximum)."""
-        base = self.memory
-        if settings.desired_retention is None:
-            return Memory(
-                parameters=settings.parameters,
-                learning_steps=base.learning_steps,
-                relearning_steps=base.relearning_steps,
-                enable_fuzzing=base.enable_fuzzing,
-                maximum_interval=base.maximum_interval,
-            )
-        return Memory(
-            settings.desired_retention,
-            parameters=settings.parameters,
-            learning_steps=base.learning_steps,
-            relearning_steps=base.relearning_steps,
-            enable_fuzzing=base.enable_fuzzing,
-            maximum_interval=base.maximum_interval,
-        )
 
     def enrolled(self) -> dict[str, datetime]:
         rows = self._read("SELECT deck, enrolled_at FROM decks ORDER BY enrolled_at, deck")
         return {deck: from_ms(at) for deck, at in rows}
 
     def card(self, item_id: str) -> CardState | None:
-        rows = self._read(f"SELECT {_CARD_COLUMNS} FROM cards WHERE item_id = ?", (item_id,))
-        return _card_from_row(rows[0]) if rows else None
+        rows = self._read(f"SELECT {CARD_COLUMNS} FROM cards WHERE item_id = ?", (item_id,))
+        return card_from_row(rows[0]) if rows else None
 
     def cards(self) -> dict[str, CardState]:
         return {
-            row[0]: _card_from_row(row)
-            for row in self._read(f"SELECT {_CARD_COLUMNS} FROM cards ORDER BY item_id")
+            row[0]: card_from_row(row)
+            for row in self._read(f"SELECT {CARD_COLUMNS} FROM cards ORDER BY item_id")
         }
 
     def reviews(self, item_id: str | None = None) -> list[Review]:
         """Log rows in log order, of one item or of all."""
         if item_id is None:
-            rows = self._read(f"SELECT {_REVIEW_COLUMNS} FROM review_log ORDER BY id")
+            rows = self._read(f"SELECT {REVIEW_COLUMNS} FROM review_log ORDER BY id")
         else:
             rows = self._read(
-                f"SELECT {_REVIEW_COLUMNS} FROM review_log WHERE item_id = ? ORDER BY id", (item_id,)
+                f"SELECT {REVIEW_COLUMNS} FROM review_log WHERE item_id = ? ORDER BY id", (item_id,)
             )
-        return [_review_from_row(row) for row in rows]
+        return [review_from_row(row) for row in rows]
 
     def cram_reviews(self) -> list[CramReview]:
         rows = self._read("SELECT item_id, rating, reviewed_at, duration_ms FROM cram_log ORDER BY id")
@@ -639,7 +525,7 @@ class Store:
     def _rebuild(self, connection: sqlite3.Connection) -> None:
         connection.execute("DELETE FROM cards")
         rows = connection.execute(
-            f"SELECT id, {_REVIEW_COLUMNS} FROM review_log ORDER BY item_id, id"
+            f"SELECT id, {REVIEW_COLUMNS} FROM review_log ORDER BY item_id, id"
         ).fetchall()
         start = 0
         while start < len(rows):
@@ -647,7 +533,7 @@ class Store:
             item_id = rows[start][1]
             while end < len(rows) and rows[end][1] == item_id:
                 end += 1
-            card = self.memory.replay(item_id, [_review_from_row(row[1:]) for row in rows[start:end]])
+            card = self.memory.replay(item_id, [review_from_row(row[1:]) for row in rows[start:end]])
             self._put(connection, card, to_ms(card.due), rows[end - 1][0])
             start = end
 
@@ -683,8 +569,8 @@ class Store:
             _ONE_MS,
             tuple.__new__,
             Answer,
-            _RATINGS,
-            _STATES,
+            RATINGS,
+            STATES,
         )
         with paused_gc():
             rows = self._read(

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from fixed_clock import Clock
+from postgres_server import PostgresServer, require_postgres
 from store_helpers import exact_store
 
 from scheduler import Store
@@ -27,3 +29,17 @@ def store(db: Path) -> Iterator[Store]:
     """An open store at ``db``, fuzz off so due dates are exact."""
     with exact_store(db) as opened:
         yield opened
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """A PostgreSQL cluster of this test process's own, on a unix socket in a temporary folder, removed at
+    the end (skipped without PostgreSQL's binaries, failed on CI); tests make their own databases in it."""
+    server = PostgresServer(require_postgres())
+    try:
+        server.start()
+        yield server
+    finally:
+        with contextlib.suppress(RuntimeError):  # never started, or stopped by a test that failed
+            server.stop()
+        server.remove()

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 import scheduler
+import scheduler._rows
 import scheduler._store
 from scheduler import SCHEMA_VERSION, Memory, Rating, Storage, Store
 
@@ -142,4 +143,5 @@ def pin_steps(monkeypatch: pytest.MonkeyPatch) -> None:
                 options.setdefault(name, steps)
             super().__init__(desired_retention, **options)
 
-    monkeypatch.setattr(scheduler._store, "Memory", StepsMemory)
+    monkeypatch.setattr(scheduler._store, "Memory", StepsMemory)  # a store opened without a memory
+    monkeypatch.setattr(scheduler._rows, "Memory", StepsMemory)  # the memory its settings describe

@@ -163,3 +163,28 @@ def test_no_module_reads_another_modules_private_attributes() -> None:
             if node.attr not in allowed:
                 found.append(f"{name}:{node.lineno}: {ast.unparse(node)}")
     assert found == []
+
+
+def test_only_the_postgres_store_imports_psycopg() -> None:
+    """psycopg is optional (the ``postgres`` extra): ``scheduler._postgres`` alone imports it, and nothing
+    that ``import scheduler`` runs imports that module."""
+    importers = sorted(
+        name
+        for name, tree in TREES.items()
+        for node in _runtime_imports(tree)
+        if any(
+            imported == "psycopg" or imported.startswith("psycopg.")
+            for imported in (
+                [alias.name for alias in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+            )
+        )
+    )
+    assert sorted(set(importers)) == ["scheduler._postgres"]
+    graph = _graph()
+    reached, stack = set(), ["scheduler"]
+    while stack:
+        module = stack.pop()
+        if module not in reached:
+            reached.add(module)
+            stack.extend(graph[module])
+    assert not {"scheduler._postgres", "scheduler.postgres"} & reached

@@ -40,6 +40,7 @@ def test_public_names() -> None:
         "StoreError",
         "StoreLockedError",
         "StoreNotFoundError",
+        "StoreUnavailableError",
         "StoreVersionError",
         "day_numbers",
         "day_start",
@@ -69,11 +70,12 @@ def test_public_names() -> None:
 
 
 def test_import_pulls_in_no_heavy_or_course_modules() -> None:
-    # fsrs's optimizer (torch, pandas) is imported by scheduler.fit_parameters only, when a fit runs
+    # fsrs's optimizer (torch, pandas) is imported by scheduler.fit_parameters only, when a fit runs;
+    # psycopg by scheduler.postgres only
     code = (
         "import sys, scheduler; "
         "print(sorted({m.split('.')[0] for m in sys.modules} & "
-        "{'torch', 'numpy', 'matplotlib', 'course', 'pandas', 'ipywidgets'} | "
+        "{'torch', 'numpy', 'matplotlib', 'course', 'pandas', 'ipywidgets', 'psycopg'} | "
         "{m for m in sys.modules if m == 'fsrs.optimizer'}))"
     )
     result = subprocess.run(

@@ -11,13 +11,15 @@ from __future__ import annotations
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from fixed_clock import T0, UTC
+from postgres_server import PostgresServer, database_for, learner_for
 from store_helpers import (
     AGAIN,
     EASY,
@@ -26,6 +28,7 @@ from store_helpers import (
     assert_schedule_is_the_log_replayed,
     hold_lock,
     make_newer,
+    steps_memory,
     steps_store,
 )
 
@@ -46,6 +49,9 @@ from scheduler import (
     StoreVersionError,
 )
 from scheduler._memory import DEFAULT_PARAMETERS
+
+if TYPE_CHECKING:
+    import psycopg
 
 
 @dataclass(frozen=True)
@@ -68,12 +74,73 @@ def _sqlite_corrupt(path: Path) -> None:
     path.write_bytes(b"SQLite format 3\x00" + b"\x10\x00")
 
 
-BACKENDS = [Backend("sqlite", _sqlite_open, _sqlite_corrupt, make_newer, hold_lock)]
+# PostgreSQL: a location's folder is a database (made and installed on the first open that may create), its
+# file name a learner (a login role in course_learner): the test server is the session's ``postgres_server``.
+_POSTGRES: list[PostgresServer] = []
+
+
+def _postgres_open(path: Path, create: bool) -> Storage:
+    from scheduler.postgres import PostgresStore, add_learner, install
+
+    server = _POSTGRES[-1]
+    database, learner = database_for(path), learner_for(path)
+    server.ensure_role(learner)
+    if create:
+        if not server.has_database(database):
+            server.create_database(database)
+        install(server.admin_url(database))
+        add_learner(server.admin_url(database), learner)
+    return PostgresStore.open(
+        server.learner_url(database, learner), learner=learner, memory=steps_memory(), lock_timeout_ms=300
+    )
+
+
+def _postgres_admin(path: Path) -> psycopg.Connection[Any]:
+    import psycopg
+
+    return psycopg.connect(_POSTGRES[-1].admin_url(database_for(path)), autocommit=True)
+
+
+def _postgres_corrupt(path: Path) -> None:
+    """An installed database whose version row is another program's."""
+    _postgres_open(path, True).close()
+    with _postgres_admin(path) as admin:
+        admin.execute("UPDATE course.course_schema SET application = 'something else', version = 7")
+
+
+def _postgres_make_newer(path: Path) -> None:
+    with _postgres_admin(path) as admin:
+        admin.execute("UPDATE course.course_schema SET version = version + 1")
+
+
+@contextmanager
+def _postgres_hold_lock(path: Path) -> Iterator[None]:
+    """Another session holds every table against writers (readers go on)."""
+    with _postgres_admin(path) as admin, admin.transaction():
+        admin.execute(
+            "LOCK TABLE course.review_log, course.cram_log, course.cards, course.decks, course.settings "
+            "IN EXCLUSIVE MODE"
+        )
+        yield
+
+
+BACKENDS = [
+    Backend("sqlite", _sqlite_open, _sqlite_corrupt, make_newer, hold_lock),
+    Backend("postgres", _postgres_open, _postgres_corrupt, _postgres_make_newer, _postgres_hold_lock),
+]
 
 
 @pytest.fixture(params=BACKENDS, ids=[backend.name for backend in BACKENDS])
-def backend(request: pytest.FixtureRequest) -> Backend:
-    return request.param  # type: ignore[no-any-return]
+def backend(request: pytest.FixtureRequest) -> Iterator[Backend]:
+    if request.param.name == "postgres":
+        pytest.importorskip("psycopg", reason="the PostgreSQL store needs psycopg (requirements.txt)")
+        _POSTGRES.append(request.getfixturevalue("postgres_server"))
+        try:
+            yield request.param
+        finally:
+            _POSTGRES.pop()
+    else:
+        yield request.param
 
 
 @pytest.fixture

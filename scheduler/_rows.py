@@ -1,0 +1,169 @@
+"""What both stores (SQLite and PostgreSQL) check on the way in and keep as rows: answers, settings, cards.
+
+Times are integer milliseconds since the Unix epoch (UTC); states are coded 0 new, 1 learning, 2 review, 3
+relearning; settings are one row per setting that is not None, its value as JSON text.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from scheduler._memory import Memory
+from scheduler._merging import Key
+from scheduler._records import (
+    CardState,
+    LogEntry,
+    Rating,
+    Review,
+    Settings,
+    State,
+    check_rating,
+    retention_problem,
+)
+from scheduler._time import from_ms, require_aware, to_ms
+
+__all__ = [
+    "CARD_COLUMNS",
+    "CARD_STATE_CODES",
+    "CARD_STATE_NAMES",
+    "RATINGS",
+    "REVIEW_COLUMNS",
+    "STATES",
+    "STATE_CODES",
+    "card_from_row",
+    "check_answer",
+    "check_settings",
+    "entry_key",
+    "memory_for",
+    "review_from_row",
+    "settings_from_rows",
+    "settings_rows",
+]
+
+STATE_CODES = {State.NEW: 0, State.LEARNING: 1, State.REVIEW: 2, State.RELEARNING: 3}
+STATES = {code: state for state, code in STATE_CODES.items()}
+CARD_STATE_CODES = {state.value: code for state, code in STATE_CODES.items() if state is not State.NEW}
+CARD_STATE_NAMES = {code: name for name, code in CARD_STATE_CODES.items()}
+RATINGS = {int(rating): rating for rating in Rating}  # a dict lookup: Rating(code) is slow over many rows
+CARD_COLUMNS = "item_id, state, step, stability, difficulty, due, last_review, reps, lapses"
+REVIEW_COLUMNS = "item_id, rating, reviewed_at, duration_ms, due"
+
+
+def card_from_row(row: Sequence[Any]) -> CardState:
+    """The CardState of a row of CARD_COLUMNS (further columns ignored)."""
+    item_id, state, step, stability, difficulty, due, last_review, reps, lapses = row[:9]
+    return CardState(
+        item_id=item_id,
+        state=CARD_STATE_NAMES[state],
+        step=step,
+        stability=stability,
+        difficulty=difficulty,
+        due=from_ms(due),
+        last_review=None if last_review is None else from_ms(last_review),
+        reps=reps,
+        lapses=lapses,
+    )
+
+
+def review_from_row(row: Sequence[Any]) -> Review:
+    """The Review of a row of REVIEW_COLUMNS."""
+    item_id, rating, reviewed_at, duration_ms, due = row
+    return Review(item_id, RATINGS[rating], from_ms(reviewed_at), duration_ms, from_ms(due))
+
+
+def check_answer(
+    item_id: str, rating: Rating, at: datetime, duration_ms: int | None
+) -> tuple[Rating, datetime]:
+    """The rating and the time (to the millisecond, as kept) of a valid answer; a ValueError otherwise."""
+    if not isinstance(item_id, str) or not item_id:
+        raise ValueError(f"item_id must be a non-empty str, got {item_id!r}")
+    if duration_ms is not None and (
+        isinstance(duration_ms, bool) or not isinstance(duration_ms, int) or duration_ms < 0
+    ):
+        raise ValueError(f"duration_ms must be None or a non-negative int, got {duration_ms!r}")
+    return check_rating(rating), from_ms(to_ms(require_aware(at, "at")))
+
+
+def entry_key(entry: LogEntry) -> Key:
+    """A merged answer as the merge plan compares it: item, rating, time in ms, duration."""
+    rating, at = check_answer(entry.item_id, entry.rating, entry.reviewed_at, entry.duration_ms)
+    return (entry.item_id, int(rating), to_ms(at), entry.duration_ms)
+
+
+def check_settings(settings: Settings) -> Settings:
+    """``settings`` with its values normalized (floats, a tuple), or a ValueError saying what is wrong; the
+    parameters themselves are checked by building a Memory with them."""
+    if not isinstance(settings, Settings):
+        raise TypeError(f"settings must be a Settings, got {settings!r} ({type(settings).__name__})")
+    retention = settings.desired_retention
+    if retention is not None:
+        problem = retention_problem(retention)
+        if problem is not None:
+            raise ValueError(f"desired_retention {problem}")
+        retention = float(retention)
+    parameters = settings.parameters
+    if parameters is not None:
+        if isinstance(parameters, (str, bytes)) or any(
+            isinstance(p, bool) or not isinstance(p, (int, float)) for p in parameters
+        ):
+            raise ValueError(f"parameters must be a sequence of numbers, got {parameters!r}")
+        parameters = tuple(float(p) for p in parameters)
+    elif settings.fitted_at is not None or settings.fitted_reviews is not None:
+        raise ValueError(
+            "fitted_at and fitted_reviews describe fitted parameters: without parameters, leave them None"
+        )
+    fitted_at = settings.fitted_at
+    if fitted_at is not None:
+        fitted_at = from_ms(to_ms(require_aware(fitted_at, "fitted_at")))
+    reviews = settings.fitted_reviews
+    if reviews is not None and (isinstance(reviews, bool) or not isinstance(reviews, int) or reviews < 0):
+        raise ValueError(f"fitted_reviews must be None or a non-negative int, got {reviews!r}")
+    return Settings(retention, parameters, fitted_at, reviews)
+
+
+def settings_rows(settings: Settings) -> list[tuple[str, str]]:
+    """The rows of the settings table for ``settings`` (checked): one per setting that is not None."""
+    values: dict[str, object] = {
+        "desired_retention": settings.desired_retention,
+        "parameters": None if settings.parameters is None else list(settings.parameters),
+        "fitted_at": None if settings.fitted_at is None else to_ms(settings.fitted_at),
+        "fitted_reviews": settings.fitted_reviews,
+    }
+    return [(name, json.dumps(value)) for name, value in values.items() if value is not None]
+
+
+def settings_from_rows(rows: Sequence[tuple[str, str]]) -> Settings:
+    """The Settings the rows of the settings table hold; a ValueError when one cannot be read (a setting
+    this code does not know, e.g. from a later version of the same schema, is ignored)."""
+    values = {name: json.loads(text) for name, text in rows}
+    parameters = values.get("parameters")
+    if parameters is not None and not isinstance(parameters, list):
+        raise ValueError(f"parameters is {parameters!r}")
+    fitted_at = values.get("fitted_at")
+    if fitted_at is not None and (isinstance(fitted_at, bool) or not isinstance(fitted_at, int)):
+        raise ValueError(f"fitted_at is {fitted_at!r}")
+    return check_settings(
+        Settings(
+            desired_retention=values.get("desired_retention"),
+            parameters=None if parameters is None else tuple(parameters),
+            fitted_at=None if fitted_at is None else from_ms(fitted_at),
+            fitted_reviews=values.get("fitted_reviews"),
+        )
+    )
+
+
+def memory_for(base: Memory, settings: Settings) -> Memory:
+    """The Memory ``settings`` describe, with ``base``'s other options (steps, fuzz, maximum interval)."""
+    options: dict[str, Any] = dict(
+        parameters=settings.parameters,
+        learning_steps=base.learning_steps,
+        relearning_steps=base.relearning_steps,
+        enable_fuzzing=base.enable_fuzzing,
+        maximum_interval=base.maximum_interval,
+    )
+    if settings.desired_retention is None:
+        return Memory(**options)
+    return Memory(settings.desired_retention, **options)
