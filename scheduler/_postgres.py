@@ -21,6 +21,7 @@ import os
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import datetime
 from types import TracebackType
 from typing import Any
@@ -282,6 +283,45 @@ def schema_version(url: str) -> int | None:
     where = describe(url)
     with _connect(url, where) as connection, _translated(where):
         return _read_version(connection, where)
+
+
+@dataclass(frozen=True)
+class ClassRecords:
+    """What a class report reads, per learner: the answers in log order and when each item is due."""
+
+    answers: dict[str, list[Answer]]
+    due_times: dict[str, dict[str, datetime]]
+
+
+def class_records(url: str) -> ClassRecords:
+    """Every learner's answers and due times, read in one snapshot by a connection that may read the whole
+    class (an instructor's: row-level security shows a learner only their own rows, so a learner gets
+    theirs alone). Learners who enrolled but never answered have empty lists."""
+    where = describe(url)
+    with _connect(url, where) as connection, _translated(where):
+        if _read_version(connection, where) is None:
+            raise NotInstalledError(where, f"no schema {SCHEMA}")
+        with connection.transaction():
+            connection.execute(b"SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            answers: dict[str, list[Answer]] = {
+                learner: []
+                for (learner,) in connection.execute(
+                    f"SELECT DISTINCT learner FROM {SCHEMA}.decks ORDER BY learner".encode()
+                )
+            }
+            for learner, item_id, reviewed_at, rating, state in connection.execute(
+                f"SELECT learner, item_id, reviewed_at, rating, state_before FROM {SCHEMA}.review_log "
+                "ORDER BY learner, seq".encode()
+            ):
+                answers.setdefault(learner, []).append(
+                    Answer(item_id, from_ms(reviewed_at), RATINGS[rating], STATES[state])
+                )
+            due: dict[str, dict[str, datetime]] = {learner: {} for learner in answers}
+            for learner, item_id, when in connection.execute(
+                f"SELECT learner, item_id, due FROM {SCHEMA}.cards".encode()
+            ):
+                due.setdefault(learner, {})[item_id] = from_ms(when)
+    return ClassRecords(answers, due)
 
 
 def _create_group(connection: psycopg.Connection[Any], name: str) -> None:

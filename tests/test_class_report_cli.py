@@ -68,3 +68,13 @@ def test_a_missing_or_foreign_file_reports_nothing(tmp_path: Path) -> None:
     assert err.startswith(f"{other}") and err.endswith("\nNothing was reported.\n")
     status, out, err = course("class-report", ana, tmp_path / "ana.jsonl", "--now", NOW)
     assert (status, out, err) == (2, "", "two files name the same learner: ana (rename one)\n")
+
+
+def test_without_files_it_needs_a_class_database(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("COURSE_DB", str(tmp_path / "progress.sqlite3"))
+    assert course("class-report", "--now", NOW) == (
+        2,
+        "",
+        "class-report needs the learners' progress files (python -m course export-progress FILE, one per "
+        "learner) or a class database: --db or COURSE_DB set to postgresql://...\n",
+    )

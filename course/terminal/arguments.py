@@ -123,10 +123,11 @@ _COMMANDS = {  # name: (help, description)
     ),
     "class-report": (
         "how a class is doing: the most missed questions and lessons, the due load, retention",
-        "Report on a class from the progress files its learners wrote with export-progress (one per learner, "
-        "named after them): per question and lesson, the miss rate and how many learners answered; the "
-        "class's due load for the next 7 days; true retention; the lesson sections to revisit. The files are "
-        "only read.",
+        "Report on a class: from the progress files its learners wrote with export-progress (one per "
+        "learner, named after them), or, with no FILE, from the class database that --db or COURSE_DB "
+        "names (postgresql://..., connecting as an instructor): per question and lesson, the miss rate and "
+        "how many learners answered; the class's due load for the next 7 days; true retention; the lesson "
+        "sections to revisit. Nothing is written.",
     ),
 }
 
@@ -174,12 +175,12 @@ def parser() -> argparse.ArgumentParser:
     )
     _common(sub["session-report"], db=False)
     sub["class-report"].add_argument(
-        "files", nargs="+", metavar="FILE", help="learners' files written by export-progress, e.g. ana.jsonl"
+        "files", nargs="*", metavar="FILE", help="learners' files written by export-progress, e.g. ana.jsonl"
     )
     sub["class-report"].add_argument(
         "--top", type=count, default=10, metavar="N", help="the N most missed questions (default 10)"
     )
-    _common(sub["class-report"], db=False)
+    _common(sub["class-report"])
     return main
 
 
