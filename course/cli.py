@@ -30,7 +30,7 @@ from typing import TextIO
 
 from course.bank import BankError, load_bank
 from course.outlook import progress_report
-from course.progress import db_path, local_tz, open_store, path_source
+from course.progress import db_path, local_tz, open_store, path_source, server_url
 from course.terminal.arguments import limits, parser
 from course.terminal.check import check, invalid_bank
 from course.terminal.class_report import class_report_command
@@ -57,7 +57,7 @@ from course.terminal.session import NotSaved
 from course.terminal.session_report import session_report
 from course.terminal.transfer import TRANSFERS, transfer
 from course.terminal.workbook import workbook
-from scheduler import Store, StoreError, StoreNotFoundError
+from scheduler import Storage, StoreError, StoreNotFoundError
 
 __all__ = ["main", "now"]
 
@@ -137,7 +137,7 @@ def _run(
     clock: Callable[[], datetime] = (lambda: args.now) if args.now is not None else now
     console = Console(stdin, out, terminal_width(), stops)
 
-    def run(store: Store) -> int:
+    def run(store: Storage) -> int:
         if args.command == "stats":
             console.say(progress_report(store, bank.items(), clock(), local_tz()))
             return EXIT_OK
@@ -156,13 +156,16 @@ def _scheduling(args: argparse.Namespace, out: TextIO, err: TextIO, at: datetime
     return _using_store(args, err, lambda store: optimize(args, store, out, err, at))
 
 
-def _using_store(args: argparse.Namespace, err: TextIO, run: Callable[[Store], int]) -> int:
+def _using_store(args: argparse.Namespace, err: TextIO, run: Callable[[Storage], int]) -> int:
     """`run` on the opened progress file, closed afterwards; its problems reported, exit status 2."""
     store = None
     try:
         store = _open(args)
         return run(store)
     except StoreNotFoundError as problem:
+        if server_url(args.db) is not None:  # the class database is not there, or not installed
+            err.write(f"{problem}\n")
+            return EXIT_STORE
         err.write(
             f"no progress yet: there is no progress file at {problem.path}. Answer a quiz in a lesson "
             f"notebook (start with {WELCOME}) to create it; if your progress lives elsewhere, pass --db "
@@ -182,13 +185,15 @@ def _using_store(args: argparse.Namespace, err: TextIO, run: Callable[[Store], i
             store.close()
 
 
-def _open(args: argparse.Namespace) -> Store:
+def _open(args: argparse.Namespace) -> Storage:
     """Open the progress file; opening creates nothing. Only ``cram`` with named lessons may create a missing
     file (a workshop may start there), and only when its first answer is logged: quitting before that leaves
     nothing behind. Otherwise a missing file is reported. A missing folder is reported in every case (only
     the per-user default folder is created, with the file), so a mistyped ``--db`` or ``COURSE_DB`` is
     noticed before any question is asked."""
     create = args.command == "cram" and bool(args.lessons)
+    if server_url(args.db) is not None:  # a class database: the learner's own rows there
+        return open_store(args.db, create=create)
     return open_store(db_path(args.db), create=create, named_by=path_source(args.db))
 
 

@@ -15,7 +15,7 @@ from datetime import datetime, timedelta, tzinfo
 from typing import NamedTuple
 
 from course.lessons import QUIZ_LESSONS, lesson_title
-from scheduler import Item, Limits, Memory, Session, Settings, Store, day_start, format_interval, stats
+from scheduler import Item, Limits, Memory, Session, Settings, Storage, day_start, format_interval, stats
 
 __all__ = [
     "NOTHING_DUE",
@@ -72,7 +72,7 @@ class LimitOptions(NamedTuple):
     new: str
 
 
-def outlook(store: Store, items: Sequence[Item], at: datetime, tz: tzinfo, limits: Limits) -> Outlook:
+def outlook(store: Storage, items: Sequence[Item], at: datetime, tz: tzinfo, limits: Limits) -> Outlook:
     """The `Outlook` at `at` for `items`, read from one snapshot of `store`."""
     ids = {item.id for item in items}
     with store.snapshot():
@@ -218,7 +218,7 @@ def _percent(value: float) -> str:
 # ------------------------------------------------------------------------------------------------ stats
 
 
-def progress_report(store: Store, items: Sequence[Item], at: datetime, tz: tzinfo) -> str:
+def progress_report(store: Storage, items: Sequence[Item], at: datetime, tz: tzinfo) -> str:
     """The summary of ``python -m course stats``, one line per figure: the progress file, the lessons
     started, what is due now, later today and on each of the next 7 days, the reviews so far, the true
     retention, the new questions available and the scheduling settings, for `items` at `at` (days start at
@@ -233,7 +233,7 @@ def progress_report(store: Store, items: Sequence[Item], at: datetime, tz: tzinf
     )
     started = _started(store, items)
     lines = [
-        f"Progress file:    {store.path}",
+        f"Progress file:    {store.location}",
         f"Lessons started:  {', '.join(lesson_label(x) for x in started) if started else 'none yet'}",
         f"Due now:          {result.due_now}",
         f"Later today:      {result.due_later_today}",
@@ -248,7 +248,7 @@ def progress_report(store: Store, items: Sequence[Item], at: datetime, tz: tzinf
     return "\n".join(lines)
 
 
-def _started(store: Store, items: Sequence[Item]) -> list[str]:
+def _started(store: Storage, items: Sequence[Item]) -> list[str]:
     """The lessons (decks) of `items` that the learner has started, in course order."""
     enrolled = set(store.enrolled())
     decks = {item.deck for item in items if item.deck in enrolled}

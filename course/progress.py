@@ -22,22 +22,25 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import platformdirs
 
 from course.bank import Bank, load_bank
-from scheduler import Item, Store, StoreError, StoreVersionError
+from scheduler import Item, Storage, Store, StoreError, StoreVersionError
 
 __all__ = [
     "APP_NAME",
     "DB_FILE_NAME",
     "ENV_VAR",
+    "SERVER_SCHEMES",
     "ProgressFolderError",
     "ProgressPathError",
     "db_path",
     "default_path",
     "items",
     "local_tz",
+    "open_server",
     "open_store",
     "path_source",
     "require_file",
     "require_folder",
+    "server_url",
 ]
 
 APP_NAME = "attention-course"
@@ -122,17 +125,45 @@ def require_folder(path: Path, named_by: str) -> Path:
     return path
 
 
+SERVER_SCHEMES = ("postgresql://", "postgres://")
+LEARNER_VARS = ("COURSE_LEARNER", "JUPYTERHUB_USER")
+
+
+def server_url(cli_value: str | os.PathLike[str] | None = None) -> str | None:
+    """The class database's URL when ``--db`` (`cli_value`), else ``$COURSE_DB``, names one
+    (``postgresql://...``); None for a progress file."""
+    value = os.fspath(cli_value) if cli_value is not None and os.fspath(cli_value) != "" else None
+    value = value if value is not None else os.environ.get(ENV_VAR, "")
+    return value if value.startswith(SERVER_SCHEMES) else None
+
+
+def open_server(url: str) -> Storage:
+    """The learner's store in the class database at `url`. The learner is the role the URL logs in as; a URL
+    without one takes ``$PGUSER``, else ``$COURSE_LEARNER``, else ``$JUPYTERHUB_USER`` (the hub's user name).
+    Every problem is a ``scheduler.StoreError``."""
+    from scheduler.postgres import PostgresStore, with_learner  # psycopg: only for a class database
+
+    if not os.environ.get("PGUSER"):
+        named = [os.environ[name] for name in LEARNER_VARS if os.environ.get(name)]
+        url = with_learner(url, named[0] if named else None)
+    return PostgresStore.open(url)
+
+
 def open_store(
     path: str | os.PathLike[str] | None = None, *, create: bool = True, named_by: str | None = None
-) -> Store:
+) -> Storage:
     """Open the progress store at `path` (default: `db_path()`); `named_by` says who named `path`, for
     messages (default: ``--db`` for a `path` given, else ``COURSE_DB`` or the default location).
 
     Opening creates nothing. With ``create=True`` a missing file is created by the first write (with the
     per-user data directory if that is where it goes); with ``create=False`` a missing file raises
     ``scheduler.StoreNotFoundError``. A missing folder other than the per-user data directory is a
-    `ProgressFolderError`, either way. Every problem is a ``scheduler.StoreError``.
+    `ProgressFolderError`, either way. Every problem is a ``scheduler.StoreError``. When `path` (or, without
+    it, ``COURSE_DB``) is a class database's URL, the learner's store there (`open_server`).
     """
+    url = server_url(path)
+    if url is not None:
+        return open_server(url)
     chosen = require_folder(db_path(path), named_by or path_source(path))
     try:
         return Store.open(chosen, create=create, defer_create=True)

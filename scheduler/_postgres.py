@@ -29,7 +29,7 @@ from typing import Any
 import psycopg
 from psycopg import errors as pg_errors
 from psycopg import sql
-from psycopg.conninfo import conninfo_to_dict
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from scheduler._errors import (
     StoreAccessError,
@@ -141,6 +141,13 @@ class SchemaTooOldError(StoreError):
             f"{os.fspath(path)} has an older schema ({found}; this version uses {known}); whoever runs the "
             "class database upgrades it with scheduler.postgres.install(admin_url)",
         )
+
+
+def with_learner(url: str, learner: str | None) -> str:
+    """``url``, logging in as ``learner`` when it names no role (a URL that names one is left as it is)."""
+    if learner is None or conninfo_to_dict(url).get("user"):
+        return url
+    return make_conninfo(url, user=learner)
 
 
 def describe(url: str) -> str:
@@ -503,6 +510,17 @@ class PostgresStore:
             self._connection = None
             connection = self._connect()
         return connection
+
+    def check_writable(self) -> None:
+        """AccessDeniedError unless this role may add answers (an instructor may not); writes nothing."""
+        with self._lock, self._translated():
+            row = (
+                self._connected()
+                .execute(f"SELECT has_table_privilege('{SCHEMA}.review_log', 'INSERT')".encode())
+                .fetchone()
+            )
+        if row is None or not row[0]:
+            raise AccessDeniedError(self.location, f"{self.learner} may read but not save answers")
 
     def close(self) -> None:
         with self._lock:

@@ -43,6 +43,16 @@ class Storage(Protocol):
         """The FSRS model the schedule is computed with."""
         ...
 
+    @property
+    def location(self) -> str:
+        """Where the store is, as messages show it (a file's path; a server's address without password)."""
+        ...
+
+    def check_writable(self) -> None:
+        """Raise a ``StoreError`` unless an answer could be saved now (e.g. read-only, locked); writes
+        nothing."""
+        ...
+
     def snapshot(self) -> AbstractContextManager[Storage]:
         """A block in which every read sees one consistent state of the store; writing inside it is
         refused."""

@@ -277,6 +277,11 @@ class Store:
                     connection.execute("ROLLBACK")
                 raise
 
+    @property
+    def location(self) -> str:
+        """The file's path, as messages show it."""
+        return os.fspath(self.path)
+
     def check_writable(self) -> None:
         """Raise unless an answer could be written now: StoreAccessError for a file (or folder, or disk) that
         cannot be written, StoreLockedError when another program holds the write lock past the busy timeout.

@@ -30,6 +30,7 @@ from scheduler._postgres import (
     describe,
     install,
     schema_version,
+    with_learner,
 )
 from scheduler._postgres_schema import INSTRUCTOR_ROLE, LEARNER_ROLE, SCHEMA, SCHEMA_VERSION
 
@@ -49,4 +50,5 @@ __all__ = [
     "describe",
     "install",
     "schema_version",
+    "with_learner",
 ]

@@ -18,7 +18,7 @@ from course.terminal.asking import ask
 from course.terminal.console import Console, Quit
 from course.terminal.exits import EXIT_OK, EXIT_USAGE
 from course.terminal.session import NotSaved, elapsed_ms, heading, lessons_named, rating_or_kept, stopped
-from scheduler import CramSession, Store, StoreError
+from scheduler import CramSession, Storage, StoreError
 
 __all__ = ["cram"]
 
@@ -26,7 +26,7 @@ __all__ = ["cram"]
 def cram(
     console: Console,
     err: TextIO,
-    store: Store,
+    store: Storage,
     bank: Bank,
     requested: Sequence[str],
     clock: Callable[[], datetime],
@@ -67,7 +67,7 @@ def cram(
     return EXIT_OK
 
 
-def _lessons(err: TextIO, store: Store, bank: Bank, requested: Sequence[str]) -> list[str] | None:
+def _lessons(err: TextIO, store: Storage, bank: Bank, requested: Sequence[str]) -> list[str] | None:
     """The lessons to practise, in course order: the `requested` ones, else the enrolled ones; None (after
     saying why on `err`) when a requested one is unknown or none is enrolled."""
     if requested:

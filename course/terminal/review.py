@@ -14,7 +14,7 @@ from course.terminal.asking import ask
 from course.terminal.console import Console, Quit
 from course.terminal.exits import EXIT_OK
 from course.terminal.session import NotSaved, elapsed_ms, heading, lessons_named, rating_or_kept, stopped
-from scheduler import ASKED_AGAIN_WITHIN, Item, Limits, Rating, Session, Store, StoreError
+from scheduler import ASKED_AGAIN_WITHIN, Item, Limits, Rating, Session, Storage, StoreError
 
 __all__ = ["WELCOME", "review"]
 
@@ -24,7 +24,7 @@ _OPTIONS = LimitOptions(reviews="--limit-reviews N", new="--limit-new N")  # the
 
 def review(
     console: Console,
-    store: Store,
+    store: Storage,
     bank: Bank,
     clock: Callable[[], datetime],
     tz: tzinfo,
@@ -78,7 +78,7 @@ def review(
 
 
 def _whats_next(
-    store: Store, items: list[Item], at: datetime, tz: tzinfo, limits: Limits, *, answered: bool
+    store: Storage, items: list[Item], at: datetime, tz: tzinfo, limits: Limits, *, answered: bool
 ) -> str:
     """What comes once nothing more is due now (`course.outlook.next_steps`), as one line."""
     view = outlook(store, items, at, tz, limits)

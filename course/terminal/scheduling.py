@@ -18,7 +18,7 @@ from scheduler import (
     Memory,
     Rating,
     Settings,
-    Store,
+    Storage,
     fit_parameters,
     fit_reviews,
     format_interval,
@@ -31,7 +31,7 @@ _APPLIES = "This applies from each question's next answer; the due dates already
 _EXAMPLE = "example"  # the item id of the comparison optimize prints (without fuzz: any id gives the same)
 
 
-def settings(args: argparse.Namespace, store: Store, out: TextIO, at: datetime, tz: tzinfo) -> int:
+def settings(args: argparse.Namespace, store: Storage, out: TextIO, at: datetime, tz: tzinfo) -> int:
     """Show the settings, or change them: ``--retention``, ``--default-retention``,
     ``--default-parameters``."""
     old = store.settings()
@@ -65,7 +65,7 @@ def _show(settings: Settings, tz: tzinfo) -> str:
     )
 
 
-def optimize(args: argparse.Namespace, store: Store, out: TextIO, err: TextIO, at: datetime) -> int:
+def optimize(args: argparse.Namespace, store: Storage, out: TextIO, err: TextIO, at: datetime) -> int:
     """Fit the FSRS parameters to the learner's log and save them (not with ``--dry-run``); exit status
     `EXIT_TOO_FEW_REVIEWS`, with nothing changed, when the log has too few reviews to fit to."""
     reviews = store.reviews()

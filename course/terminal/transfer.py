@@ -19,11 +19,11 @@ from typing import TextIO
 from course.bank import BankError, load_bank
 from course.lessons import lesson_id
 from course.outlook import plural
-from course.progress import db_path, open_store, path_source
+from course.progress import db_path, open_store, path_source, server_url
 from course.progress_file import Progress, ProgressFileError, lines, read_progress
 from course.terminal.check import invalid_bank
 from course.terminal.exits import EXIT_OK, EXIT_STORE, EXIT_USAGE
-from scheduler import LogEntry, Store, StoreError, StoreNotFoundError
+from scheduler import LogEntry, Storage, StoreError, StoreNotFoundError
 
 __all__ = ["TRANSFERS", "transfer"]
 
@@ -121,7 +121,9 @@ def _counts(answers: int, practice: int, lessons: int) -> str:
     )
 
 
-def _opened(db: str | None, *, create: bool) -> Store:
+def _opened(db: str | None, *, create: bool) -> Storage:
+    if server_url(db) is not None:  # the learner's rows in a class database
+        return open_store(db, create=create)
     return open_store(db_path(db), create=create, named_by=path_source(db))
 
 

@@ -24,7 +24,7 @@ from scheduler import (
     Limits,
     Rating,
     Session,
-    Store,
+    Storage,
     StoreNotFoundError,
     format_interval,
 )
@@ -119,7 +119,7 @@ class ReviewWidget(QuestionPanel):
         return None
 
     @property
-    def _store(self) -> Store | None:
+    def _store(self) -> Storage | None:
         """The database the running session holds (`_finish` reads what comes next from it)."""
         return self.source.held
 

@@ -16,8 +16,8 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from course.progress import db_path, open_store, path_source, require_file, require_folder
-from scheduler import Store, StoreError
+from course.progress import db_path, open_store, path_source, require_file, require_folder, server_url
+from scheduler import Storage, Store, StoreError
 
 __all__ = ["PROBLEMS", "StoreLike", "StoreSource"]
 
@@ -41,14 +41,17 @@ class StoreSource:
     """
 
     def __init__(self, store: StoreLike) -> None:
-        self.store: Store | None = None
+        self.store: Storage | None = None
+        self._url = server_url() if store is None else None  # COURSE_DB naming a class database
         self._path: Path | None = None
         self._problem: StoreError | None = None
         self._named_by = "store"
-        self._held: Store | None = None
+        self._held: Storage | None = None
         if isinstance(store, Store):
             self.store = store
             self._path = Path(store.path)
+            return
+        if self._url is not None:
             return
         if store is None:
             self._named_by = path_source()
@@ -67,14 +70,14 @@ class StoreSource:
         return self._path
 
     @property
-    def held(self) -> Store | None:
+    def held(self) -> Storage | None:
         """The database the running session holds; None between sessions."""
         return self._held
 
     def exists(self) -> bool:
         """Whether the file exists. True when that cannot be told (a folder on the way may not be searched):
         opening it then says why."""
-        if self.store is not None:
+        if self.store is not None or self._url is not None:
             return True
         try:
             self.path.stat()
@@ -84,12 +87,14 @@ class StoreSource:
             return True
         return True
 
-    def hold(self, *, create: bool) -> Store:
+    def hold(self, *, create: bool) -> Storage:
         """The database for the running session, kept until `release`: the one held already, or the given
         `Store`, or the file opened now. Opening creates no file (with ``create``, the first write does;
         without it, a missing file is a `StoreNotFoundError`). Raises `StoreError`."""
         if self._held is None:
             self._held = self.store
+            if self._held is None and self._url is not None:
+                self._held = open_store(self._url, create=create)
             if self._held is None:
                 self._held = open_store(self.path, create=create, named_by=self._named_by)
         return self._held
@@ -102,7 +107,7 @@ class StoreSource:
             held.close()
 
     @contextlib.contextmanager
-    def lease(self, *, create: bool) -> Iterator[Store]:
+    def lease(self, *, create: bool) -> Iterator[Storage]:
         """The database held for one `with` block (a session of one step), released at its end."""
         store = self.hold(create=create)
         try:
