@@ -170,14 +170,15 @@ def review_stats_lines(new_left: int) -> list[set[str]]:
 
     One set of acceptable lines per line expected.
     """
-    # The question is due again in 4 days (Memory's defaults: no same-day steps), fuzzed to 3, 4 or 5 by a
-    # draw from the answer time: the 3rd, 4th or 5th count of the 7-day row (tomorrow first).
+    # The question is due again in 4 days (Memory's defaults: no same-day steps), fuzzed by a draw from the
+    # answer time as fsrs fuzzes: round(3 + 3 * draw), so 3 to 6 days: the 3rd to 6th count of the 7-day row
+    # (tomorrow first).
     # The 7-day row is one count per day, each right-aligned in 5 characters.
     week = ["    0"] * 7
     return [
         {"Due now:          0"},
         {"Later today:      0"},
-        {" " * 17 + "".join([*week[:day], "    1", *week[day + 1 :]]) for day in (2, 3, 4)},
+        {" " * 17 + "".join([*week[:day], "    1", *week[day + 1 :]]) for day in (2, 3, 4, 5)},
         {"Reviews today:    1"},
         {"Reviews in total: 1"},
         {"True retention:   n/a (no reviews of learned questions yet)"},  # a first answer is not a review
