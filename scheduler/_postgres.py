@@ -73,12 +73,11 @@ from scheduler._rows import (
     STATES,
     card_from_row,
     check_answer,
-    check_settings,
     entry_key,
-    memory_for,
+    read_settings,
     review_from_row,
-    settings_from_rows,
-    settings_rows,
+    settings_change,
+    stored_memory,
 )
 from scheduler._time import from_ms, require_aware, to_ms
 
@@ -804,24 +803,13 @@ class PostgresStore:
         """The learner's scheduling settings (``Settings()`` when none were saved); StoreCorruptError when a
         stored one cannot be read."""
         rows = self._read(f"SELECT name, value FROM {SCHEMA}.settings WHERE {_MINE} ORDER BY name")
-        try:
-            return settings_from_rows(rows)
-        except (ValueError, TypeError) as exc:
-            raise StoreCorruptError(
-                self.location, f"its settings cannot be read: {exc}", opened=True
-            ) from exc
+        return read_settings(rows, self.location)
 
     def save_settings(self, settings: Settings, at: datetime) -> None:
         """Replace the learner's settings, in one transaction; ``memory`` is then the model they describe and
         every card is rebuilt from the log with it (due dates kept from the log). ValueError (nothing
         written) for settings refused."""
-        settings = check_settings(settings)
-        at_ms = to_ms(require_aware(at, "at"))
-        try:
-            memory = memory_for(self.memory, settings)
-        except ValueError as exc:
-            raise ValueError(f"parameters are not valid FSRS parameters: {exc}") from None
-        rows = [(name, value, at_ms) for name, value in settings_rows(settings)]
+        memory, rows = settings_change(self.memory, settings, at)
         with self._lock:
             previous = self.memory
             try:
@@ -841,12 +829,7 @@ class PostgresStore:
                 raise
 
     def _stored_memory(self) -> Memory:
-        try:
-            return memory_for(self.memory, self.settings())
-        except ValueError as exc:
-            raise StoreCorruptError(
-                self.location, f"its settings cannot be used: {exc}", opened=True
-            ) from exc
+        return stored_memory(self.memory, self.settings(), self.location)
 
     # Reading.
 

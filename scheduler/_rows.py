@@ -7,10 +7,12 @@ relearning; settings are one row per setting that is not None, its value as JSON
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from scheduler._errors import StoreCorruptError
 from scheduler._memory import Memory
 from scheduler._merging import Key
 from scheduler._records import (
@@ -38,9 +40,12 @@ __all__ = [
     "check_settings",
     "entry_key",
     "memory_for",
+    "read_settings",
     "review_from_row",
+    "settings_change",
     "settings_from_rows",
     "settings_rows",
+    "stored_memory",
 ]
 
 STATE_CODES = {State.NEW: 0, State.LEARNING: 1, State.REVIEW: 2, State.RELEARNING: 3}
@@ -167,3 +172,34 @@ def memory_for(base: Memory, settings: Settings) -> Memory:
     if settings.desired_retention is None:
         return Memory(**options)
     return Memory(settings.desired_retention, **options)
+
+
+def read_settings(rows: Sequence[tuple[str, str]], location: str | os.PathLike[str]) -> Settings:
+    """The Settings a store's settings rows hold; StoreCorruptError (naming ``location``) when one cannot
+    be read."""
+    try:
+        return settings_from_rows(rows)
+    except (ValueError, TypeError) as exc:  # json.JSONDecodeError is a ValueError
+        raise StoreCorruptError(location, f"its settings cannot be read: {exc}", opened=True) from exc
+
+
+def stored_memory(base: Memory, settings: Settings, location: str | os.PathLike[str]) -> Memory:
+    """The Memory stored ``settings`` describe; StoreCorruptError (naming ``location``) when unusable."""
+    try:
+        return memory_for(base, settings)
+    except ValueError as exc:
+        raise StoreCorruptError(location, f"its settings cannot be used: {exc}", opened=True) from exc
+
+
+def settings_change(
+    base: Memory, settings: Settings, at: datetime
+) -> tuple[Memory, list[tuple[str, str, int]]]:
+    """For saving ``settings`` at ``at``: the Memory they describe (``base``'s other options kept) and the
+    settings table's rows (name, JSON value, time in ms). A ValueError for settings refused."""
+    settings = check_settings(settings)
+    at_ms = to_ms(require_aware(at, "at"))
+    try:
+        memory = memory_for(base, settings)
+    except ValueError as exc:
+        raise ValueError(f"parameters are not valid FSRS parameters: {exc}") from None
+    return memory, [(name, value, at_ms) for name, value in settings_rows(settings)]

@@ -45,12 +45,11 @@ from scheduler._rows import (
     STATES,
     card_from_row,
     check_answer,
-    check_settings,
     entry_key,
-    memory_for,
+    read_settings,
     review_from_row,
-    settings_from_rows,
-    settings_rows,
+    settings_change,
+    stored_memory,
 )
 from scheduler._time import from_ms, require_aware, to_ms
 
@@ -451,11 +450,7 @@ class Store:
     def settings(self) -> Settings:
         """The learner's scheduling settings (``Settings()`` for a file without any, or no file yet).
         StoreCorruptError when a stored setting cannot be read."""
-        rows = self._read("SELECT name, value FROM settings ORDER BY name")
-        try:
-            return settings_from_rows(rows)
-        except (ValueError, TypeError) as exc:  # json.JSONDecodeError is a ValueError
-            raise StoreCorruptError(self.path, f"its settings cannot be read: {exc}", opened=True) from exc
+        return read_settings(self._read("SELECT name, value FROM settings ORDER BY name"), self.path)
 
     def save_settings(self, settings: Settings, at: datetime) -> None:
         """Replace the learner's settings with ``settings``, set at ``at``, in one transaction; then
@@ -463,13 +458,7 @@ class Store:
         rebuilt from the log with it. Due dates stay what the log says: a change applies from each item's
         next answer. A ValueError (nothing written) for a desired retention outside ``RETENTION_RANGE`` or
         parameters that ``Memory`` refuses; ``fitted_at`` is kept to the millisecond."""
-        settings = check_settings(settings)
-        at_ms = to_ms(require_aware(at, "at"))
-        try:
-            memory = memory_for(self.memory, settings)
-        except ValueError as exc:
-            raise ValueError(f"parameters are not valid FSRS parameters: {exc}") from None
-        rows = [(name, value, at_ms) for name, value in settings_rows(settings)]
+        memory, rows = settings_change(self.memory, settings, at)
         with self._lock:
             previous = self.memory
             try:
@@ -486,10 +475,7 @@ class Store:
 
     def _stored_memory(self) -> Memory:
         """The Memory the stored settings describe; StoreCorruptError when they cannot be used."""
-        try:
-            return memory_for(self.memory, self.settings())
-        except ValueError as exc:
-            raise StoreCorruptError(self.path, f"its settings cannot be used: {exc}", opened=True) from exc
+        return stored_memory(self.memory, self.settings(), self.path)
 
     def enrolled(self) -> dict[str, datetime]:
         rows = self._read("SELECT deck, enrolled_at FROM decks ORDER BY enrolled_at, deck")
