@@ -14,6 +14,10 @@ as the tests do; about a minute). It starts a throw-away cluster on a unix socke
 2. **Class report.** The same learners answer 80 more questions each (100 per learner, 30,000 answers), then
    the instructor reads the class (`scheduler.postgres.class_records`) and `course.class_report` reports on
    it; it reports the time for both (target <= 1 s).
+3. **Live review.** The instructor asks 3 questions of a live session (`scheduler.postgres.LiveRoom`);
+   every learner's widget looks at the session once a second, as `course.widgets.live` does, and answers each
+   question after a pause of up to 10 s; the projector reads the tally once a second. It reports the time of
+   one look and of one answer (p50, p99), and checks that every answer is counted.
 
 Timings include the client's share of a 2-core machine shared by the 300 learners' threads and the server.
 """
@@ -39,7 +43,14 @@ from postgres_server import PostgresServer, find_binaries, learner_password  # n
 from course.bank import load_bank  # noqa: E402
 from course.class_report import class_report  # noqa: E402
 from scheduler import Rating  # noqa: E402
-from scheduler.postgres import PostgresStore, add_instructor, add_learner, class_records, install  # noqa: E402
+from scheduler.postgres import (  # noqa: E402
+    LiveRoom,
+    PostgresStore,
+    add_instructor,
+    add_learner,
+    class_records,
+    install,
+)
 
 T0 = datetime(2026, 3, 2, 9, tzinfo=timezone.utc)
 DURABLE = {"fsync": "on", "synchronous_commit": "on", "full_page_writes": "on", "max_connections": "400"}
@@ -87,6 +98,75 @@ def run_round(
     with ProcessPoolExecutor(processes) as pool:
         results = pool.map(answer_all, [(group, questions, start, offset, think) for group in groups])
         return [t for part in results for t in part]
+
+
+def live_learners(task: tuple[dict[str, str], int, float]) -> tuple[list[float], list[float]]:
+    """One process of live learners: each looks at the session every second (like the widget) and answers
+    each new question after 0-10 s, until ``questions`` have been answered. Returns the look and answer
+    times."""
+    urls, questions, deadline = task
+    looks: list[float] = []
+    answers: list[float] = []
+    lock = threading.Lock()
+
+    def learner(name: str) -> None:
+        rng = random.Random(name)
+        mine_looks, mine_answers = [], []
+        answered: set[int] = set()
+        with LiveRoom.open(urls[name]) as room:
+            due: float | None = None
+            while len(answered) < questions and time.time() < deadline:
+                time.sleep(1.0 + rng.uniform(-0.1, 0.1))
+                began = time.perf_counter()
+                state = room.state()
+                mine_looks.append(time.perf_counter() - began)
+                if state is None or not state.open or state.position in answered:
+                    continue
+                if due is None:
+                    due = time.time() + rng.uniform(0, 10)
+                if time.time() >= due:
+                    began = time.perf_counter()
+                    room.answer(state, str(rng.randrange(4)), datetime.now(timezone.utc))
+                    mine_answers.append(time.perf_counter() - began)
+                    answered.add(state.position)
+                    due = None
+        with lock:
+            looks.extend(mine_looks)
+            answers.extend(mine_answers)
+
+    threads = [threading.Thread(target=learner, args=(name,)) for name in urls]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return looks, answers
+
+
+def live_round(
+    urls: dict[str, str], teacher: str, processes: int
+) -> tuple[list[float], list[float], list[int]]:
+    """A live session of 3 questions: the learners in processes, the projector here moving on once every
+    learner's answer is counted (or after 60 s). Returns look times, answer times and each question's
+    count."""
+    names = sorted(urls)
+    groups = [{name: urls[name] for name in names[k::processes]} for k in range(processes)]
+    questions, deadline = 3, time.time() + 300
+    counted = []
+    with ProcessPoolExecutor(processes) as pool, LiveRoom.open(teacher) as room:
+        running = pool.map(live_learners, [(group, questions, deadline) for group in groups])
+        session = room.start("bench", datetime.now(timezone.utc)).session
+        for k in range(questions):
+            state = room.ask(session, f"q{k}", datetime.now(timezone.utc))
+            asked = time.time()
+            while time.time() - asked < 60:
+                time.sleep(1.0)
+                if room.answers(session, state.position).answered == len(urls):
+                    break
+            room.reveal(session, datetime.now(timezone.utc))
+            counted.append(room.answers(session, state.position).answered)
+        room.end(session, datetime.now(timezone.utc))
+        parts = list(running)
+    return [t for looks, _ in parts for t in looks], [t for _, done in parts for t in done], counted
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -151,7 +231,19 @@ def main(argv: list[str] | None = None) -> int:
             f"class report: {report.learners} learners, {len(report.questions)} questions, {answers} "
             f"answers: read {read:.2f} s, read and report {total:.2f} s (target <= 1 s)"
         )
-        return 0 if kept == len(times) == args.learners * 20 else 1
+        looks, answered, counted = live_round(urls, server.learner_url(database, "teacher"), args.processes)
+        looks.sort()
+        answered.sort()
+        print(
+            f"live review: {args.learners} learners looking once a second; one look p50 "
+            f"{statistics.median(looks) * 1e3:.1f} ms, p99 "
+            f"{looks[int(0.99 * (len(looks) - 1))] * 1e3:.1f} ms; "
+            f"one answer p50 {statistics.median(answered) * 1e3:.1f} ms, p99 "
+            f"{answered[int(0.99 * (len(answered) - 1))] * 1e3:.1f} ms; counted per question: "
+            f"{', '.join(f'{n} of {args.learners}' for n in counted)}"
+        )
+        live_ok = counted == [args.learners] * len(counted)
+        return 0 if kept == len(times) == args.learners * 20 and live_ok else 1
     finally:
         server.stop()
         server.remove()

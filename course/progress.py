@@ -34,6 +34,7 @@ __all__ = [
     "db_path",
     "default_path",
     "items",
+    "learner_url",
     "local_tz",
     "open_server",
     "open_store",
@@ -137,16 +138,24 @@ def server_url(cli_value: str | os.PathLike[str] | None = None) -> str | None:
     return value if value.startswith(SERVER_SCHEMES) else None
 
 
-def open_server(url: str) -> Storage:
-    """The learner's store in the class database at `url`. The learner is the role the URL logs in as; a URL
-    without one takes ``$PGUSER``, else ``$COURSE_LEARNER``, else ``$JUPYTERHUB_USER`` (the hub's user name).
-    Every problem is a ``scheduler.StoreError``."""
-    from scheduler.postgres import PostgresStore, with_learner  # psycopg: only for a class database
+def learner_url(url: str) -> str:
+    """The class database's `url` as the learner logs in: the role the URL names; a URL without one takes
+    ``$PGUSER`` (libpq reads it itself), else ``$COURSE_LEARNER``, else ``$JUPYTERHUB_USER`` (the hub's user
+    name)."""
+    if os.environ.get("PGUSER"):
+        return url
+    from scheduler.postgres import with_learner  # psycopg: only for a class database
 
-    if not os.environ.get("PGUSER"):
-        named = [os.environ[name] for name in LEARNER_VARS if os.environ.get(name)]
-        url = with_learner(url, named[0] if named else None)
-    return PostgresStore.open(url)
+    named = [os.environ[name] for name in LEARNER_VARS if os.environ.get(name)]
+    return with_learner(url, named[0] if named else None)
+
+
+def open_server(url: str) -> Storage:
+    """The learner's store in the class database at `url`, logging in as `learner_url` says. Every problem
+    is a ``scheduler.StoreError``."""
+    from scheduler.postgres import PostgresStore  # psycopg: only for a class database
+
+    return PostgresStore.open(learner_url(url))
 
 
 def open_store(

@@ -215,7 +215,7 @@ def _first_line(exc: BaseException) -> str:
 
 
 @contextmanager
-def _translated(where: str, lock_timeout_ms: int = 0, opened: bool = False) -> Iterator[None]:
+def translated(where: str, lock_timeout_ms: int = 0, opened: bool = False) -> Iterator[None]:
     try:
         yield
     except psycopg.Error as exc:
@@ -225,8 +225,8 @@ def _translated(where: str, lock_timeout_ms: int = 0, opened: bool = False) -> I
         raise error from exc
 
 
-def _connect(url: str, where: str, *, connect_timeout_s: int = 10) -> psycopg.Connection[Any]:
-    with _translated(where):
+def connect(url: str, where: str, *, connect_timeout_s: int = 10) -> psycopg.Connection[Any]:
+    with translated(where):
         return psycopg.connect(url, autocommit=True, connect_timeout=connect_timeout_s)
 
 
@@ -257,7 +257,7 @@ _PUT_CARD = (
 # Installing: the schema, the roles, the policies.
 
 
-def _read_version(connection: psycopg.Connection[Any], where: str) -> int | None:
+def read_version(connection: psycopg.Connection[Any], where: str) -> int | None:
     """The schema version installed (0: the version table and nothing else yet), None when the course is not
     installed; StoreCorruptError for a ``course`` schema that is not ours."""
     (namespace,) = connection.execute("SELECT to_regnamespace(%s) IS NOT NULL", (SCHEMA,)).fetchone() or (
@@ -287,8 +287,8 @@ def _read_version(connection: psycopg.Connection[Any], where: str) -> int | None
 def schema_version(url: str) -> int | None:
     """The course schema version installed in the database at ``url`` (None when not installed)."""
     where = describe(url)
-    with _connect(url, where) as connection, _translated(where):
-        return _read_version(connection, where)
+    with connect(url, where) as connection, translated(where):
+        return read_version(connection, where)
 
 
 @dataclass(frozen=True)
@@ -304,8 +304,8 @@ def class_records(url: str) -> ClassRecords:
     class (an instructor's: row-level security shows a learner only their own rows, so a learner gets
     theirs alone). Learners who enrolled but never answered have empty lists."""
     where = describe(url)
-    with _connect(url, where) as connection, _translated(where):
-        if _read_version(connection, where) is None:
+    with connect(url, where) as connection, translated(where):
+        if read_version(connection, where) is None:
             raise NotInstalledError(where, f"no schema {SCHEMA}")
         with connection.transaction():
             connection.execute(b"SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
@@ -345,14 +345,14 @@ def install(admin_url: str, *, migrations: Sequence[Sequence[str]] = MIGRATIONS)
     StoreCorruptError for a ``course`` schema that is not ours. ``migrations`` is for tests of migrating."""
     where = describe(admin_url)
     known = len(migrations)
-    with _connect(admin_url, where) as connection, _translated(where):
+    with connect(admin_url, where) as connection, translated(where):
         for attempt in range(3):
             try:
                 with connection.transaction():
                     connection.execute("SELECT pg_advisory_xact_lock(%s)", (_INSTALL_LOCK,))
                     _create_group(connection, LEARNER_ROLE)
                     _create_group(connection, INSTRUCTOR_ROLE)
-                    version = _read_version(connection, where)
+                    version = read_version(connection, where)
                     if version is None:
                         connection.execute(
                             sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(SCHEMA))
@@ -387,7 +387,7 @@ def _add_member(admin_url: str, name: str, password: str | None, group: str) -> 
     where = describe(admin_url)
     role = sql.Identifier(name)
     secret = sql.SQL("") if password is None else sql.SQL(" PASSWORD {}").format(sql.Literal(password))
-    with _connect(admin_url, where) as connection, _translated(where):
+    with connect(admin_url, where) as connection, translated(where):
         if connection.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (group,)).fetchone() is None:
             raise NotInstalledError(where, f"no role {group}")
         with connection.transaction():
@@ -453,7 +453,7 @@ class PostgresStore:
         try:
             with store._lock:
                 connection = store._connect()
-                with _translated(store.location, lock_timeout_ms):
+                with translated(store.location, lock_timeout_ms):
                     store._check_schema(connection)
                 if learner is not None and learner != store.learner:
                     raise AccessDeniedError(
@@ -469,12 +469,9 @@ class PostgresStore:
         return store
 
     def _connect(self) -> psycopg.Connection[Any]:
-        connection = _connect(self._url, self.location)
+        connection = connect(self._url, self.location)
         try:
-            with _translated(self.location, self.lock_timeout_ms):
-                connection.execute(
-                    "SELECT set_config('lock_timeout', %s, false)", (f"{self.lock_timeout_ms}ms",)
-                )
+            with translated(self.location, self.lock_timeout_ms):
                 row = connection.execute("SELECT current_user").fetchone()
                 assert row is not None
         except BaseException:
@@ -488,7 +485,7 @@ class PostgresStore:
         return connection
 
     def _check_schema(self, connection: psycopg.Connection[Any]) -> None:
-        version = _read_version(connection, self.location)
+        version = read_version(connection, self.location)
         if version is None:
             raise NotInstalledError(self.location, f"no schema {SCHEMA}")
         if version > SCHEMA_VERSION:
@@ -582,6 +579,10 @@ class PostgresStore:
                 raise RuntimeError("cannot write inside PostgresStore.snapshot(); write after the block ends")
             connection = self._connected()
             with connection.transaction():
+                # per transaction (SET LOCAL), so that a pooler in transaction mode carries nothing over
+                connection.execute(
+                    "SELECT set_config('lock_timeout', %s, true)", (f"{self.lock_timeout_ms}ms",)
+                )
                 connection.execute("SELECT pg_advisory_xact_lock(%s, hashtext(current_user))", (_LOCK_CLASS,))
                 yield connection
 

@@ -16,6 +16,7 @@ __all__ = [
     "DATA_TABLES",
     "INSTRUCTOR_ROLE",
     "LEARNER_ROLE",
+    "LIVE_COLUMNS",
     "MIGRATIONS",
     "SCHEMA",
     "SCHEMA_VERSION",
@@ -97,6 +98,40 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE course.settings ENABLE ROW LEVEL SECURITY",
         "ALTER TABLE course.settings FORCE ROW LEVEL SECURITY",
     ),
+    (
+        # Live class sessions: an instructor asks one item at a time; learners answer it until it is revealed.
+        # Apart from the review logs: a live answer changes nobody's schedule.
+        """CREATE TABLE course.live_session (
+            id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            instructor TEXT COLLATE "C" NOT NULL DEFAULT current_user,
+            title TEXT NOT NULL,
+            started_at BIGINT NOT NULL,
+            ended_at BIGINT,
+            position INTEGER NOT NULL DEFAULT 0 CHECK (position >= 0),
+            item_id TEXT,
+            layout TEXT NOT NULL DEFAULT '',
+            asked_at BIGINT,
+            revealed_at BIGINT
+        )""",
+        "CREATE INDEX live_session_open ON course.live_session (started_at) WHERE ended_at IS NULL",
+        f"""CREATE TABLE course.live_answer (
+            session_id BIGINT NOT NULL REFERENCES course.live_session (id),
+            position INTEGER NOT NULL CHECK (position > 0),
+            item_id TEXT NOT NULL,
+            {_LEARNER},
+            answer TEXT NOT NULL CHECK (length(answer) BETWEEN 1 AND 200),
+            answered_at BIGINT NOT NULL,
+            PRIMARY KEY (session_id, position, learner)
+        )""",
+        *(
+            statement
+            for table in ("live_session", "live_answer")
+            for statement in (
+                f"ALTER TABLE course.{table} ENABLE ROW LEVEL SECURITY",
+                f"ALTER TABLE course.{table} FORCE ROW LEVEL SECURITY",
+            )
+        ),
+    ),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -110,6 +145,18 @@ TABLE_COLUMNS = {
     "settings": "learner, name, value, set_at",
 }
 DATA_TABLES = tuple(TABLE_COLUMNS)
+LIVE_COLUMNS = {
+    "live_session": (
+        "id, instructor, title, started_at, ended_at, position, item_id, layout, asked_at, revealed_at"
+    ),
+    "live_answer": "session_id, position, item_id, learner, answer, answered_at",
+}
+# A learner may answer only the question a live session asks now, before it is revealed or the session ends.
+_OPEN_QUESTION = (
+    "EXISTS (SELECT 1 FROM course.live_session s WHERE s.id = session_id "
+    "AND s.position = live_answer.position AND s.item_id = live_answer.item_id "
+    "AND s.revealed_at IS NULL AND s.ended_at IS NULL)"
+)
 
 
 def access_statements(version: int) -> list[str]:
@@ -136,4 +183,46 @@ def access_statements(version: int) -> list[str]:
             f"DROP POLICY IF EXISTS instructor_reads_all ON {name}",
             f"CREATE POLICY instructor_reads_all ON {name} FOR SELECT TO {INSTRUCTOR_ROLE} USING (true)",
         ]
+    if version >= 3:
+        statements += _live_statements()
     return statements
+
+
+def _live_statements() -> list[str]:
+    """Live sessions: everyone in the class reads the sessions; an instructor starts and runs their own. A
+    learner reads and writes their own answers, to the open question only; an instructor reads them all."""
+    session, answer = f"{SCHEMA}.live_session", f"{SCHEMA}.live_answer"
+    mine = "learner = current_user::text"
+    return [
+        f"REVOKE ALL ON {session}, {answer} FROM PUBLIC",
+        f"GRANT SELECT ON {session} TO {LEARNER_ROLE}, {INSTRUCTOR_ROLE}",
+        "GRANT INSERT (title, started_at), "
+        f"UPDATE (ended_at, position, item_id, layout, asked_at, revealed_at) ON {session} "
+        f"TO {INSTRUCTOR_ROLE}",
+        f"GRANT SELECT, INSERT, UPDATE ON {answer} TO {LEARNER_ROLE}",
+        f"GRANT SELECT ON {answer} TO {INSTRUCTOR_ROLE}",
+        *(f"DROP POLICY IF EXISTS {policy} ON {table}" for policy, table in _LIVE_POLICIES),
+        f"CREATE POLICY class_reads ON {session} FOR SELECT TO {LEARNER_ROLE}, {INSTRUCTOR_ROLE} "
+        "USING (true)",
+        f"CREATE POLICY instructor_starts ON {session} FOR INSERT TO {INSTRUCTOR_ROLE} "
+        "WITH CHECK (instructor = current_user::text)",
+        f"CREATE POLICY instructor_runs ON {session} FOR UPDATE TO {INSTRUCTOR_ROLE} "
+        "USING (instructor = current_user::text) WITH CHECK (instructor = current_user::text)",
+        f"CREATE POLICY learner_reads_own ON {answer} FOR SELECT TO {LEARNER_ROLE} USING ({mine})",
+        f"CREATE POLICY learner_answers ON {answer} FOR INSERT TO {LEARNER_ROLE} "
+        f"WITH CHECK ({mine} AND {_OPEN_QUESTION})",
+        f"CREATE POLICY learner_changes ON {answer} FOR UPDATE TO {LEARNER_ROLE} USING ({mine}) "
+        f"WITH CHECK ({mine} AND {_OPEN_QUESTION})",
+        f"CREATE POLICY instructor_reads_all ON {answer} FOR SELECT TO {INSTRUCTOR_ROLE} USING (true)",
+    ]
+
+
+_LIVE_POLICIES = (
+    ("class_reads", "course.live_session"),
+    ("instructor_starts", "course.live_session"),
+    ("instructor_runs", "course.live_session"),
+    ("learner_reads_own", "course.live_answer"),
+    ("learner_answers", "course.live_answer"),
+    ("learner_changes", "course.live_answer"),
+    ("instructor_reads_all", "course.live_answer"),
+)

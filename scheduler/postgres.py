@@ -13,6 +13,8 @@ and each learner opens their own store, as the role they log in as::
     store = postgres.PostgresStore.open("postgresql://alice:...@db.example/course")
 
 The server keeps every learner to their own rows (row-level security); an instructor reads them all.
+A live class session (``LiveRoom``) is run by an instructor and answered by each learner from their own
+connection; its answers are kept apart from the learners' schedules.
 Importing ``scheduler`` does not import this module (nor psycopg).
 """
 
@@ -32,6 +34,7 @@ from scheduler._postgres import (
     schema_version,
     with_learner,
 )
+from scheduler._postgres_live import LiveAnswers, LiveRoom, LiveState, QuestionClosedError
 from scheduler._postgres_schema import INSTRUCTOR_ROLE, LEARNER_ROLE, SCHEMA, SCHEMA_VERSION
 
 __all__ = [
@@ -41,8 +44,12 @@ __all__ = [
     "SCHEMA_VERSION",
     "AccessDeniedError",
     "ClassRecords",
+    "LiveAnswers",
+    "LiveRoom",
+    "LiveState",
     "NotInstalledError",
     "PostgresStore",
+    "QuestionClosedError",
     "SchemaTooOldError",
     "add_instructor",
     "add_learner",

@@ -1,5 +1,7 @@
-"""The course's Jupyter widgets: a lesson's quiz, the spaced-repetition review, practice (cram), and the
-class review on a projector (`class_review`).
+"""The course's Jupyter widgets: a lesson's quiz, the spaced-repetition review, practice (cram), the class
+review on a projector (`class_review`), and for a class on a shared database: the live class review
+(`live_projector` on the projector, `live` in each learner's notebook) and the instructor's class report
+(`class_report_view`).
 
 ``quiz("02")``, ``review()`` and ``cram("02", "03")`` return small objects that display as a widget in
 JupyterLab (and as a stable sentence in plain text, which is what nbval compares). They work with ipywidgets
@@ -14,21 +16,31 @@ place that opens and closes it.
 
 from __future__ import annotations
 
+from course.widgets._class_report import ClassReportWidget, class_report_view
 from course.widgets._class_review import ClassReviewWidget, class_review
 from course.widgets._cram import PRACTICE_NOTE, CramWidget, cram
+from course.widgets._live_answer import NO_CLASS_DB, LiveAnswerWidget, live
+from course.widgets._live_projector import LiveProjectorWidget, live_projector
 from course.widgets._quiz import QuizWidget, quiz
 from course.widgets._render import to_html
 from course.widgets._review import NO_PROGRESS, ReviewWidget, review
 
 __all__ = [
+    "NO_CLASS_DB",
     "NO_PROGRESS",
     "PRACTICE_NOTE",
+    "ClassReportWidget",
     "ClassReviewWidget",
     "CramWidget",
+    "LiveAnswerWidget",
+    "LiveProjectorWidget",
     "QuizWidget",
     "ReviewWidget",
+    "class_report_view",
     "class_review",
     "cram",
+    "live",
+    "live_projector",
     "quiz",
     "review",
     "to_html",

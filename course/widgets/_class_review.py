@@ -38,11 +38,11 @@ from course.widgets._clock import Clock, read_clock, real_clock
 from course.widgets._render import to_html
 from course.widgets._texts import inline_html
 
-__all__ = ["CLASS_CLASS", "ClassReviewWidget", "class_review", "summary_html"]
+__all__ = ["CLASS_CLASS", "PROJECTOR_STYLE", "ClassReviewWidget", "class_review", "summary_html"]
 
 CLASS_CLASS = "course-class-review"
 # Projector type: 30 px prompts, 26 px options, black on white; the right option in dark green with a mark.
-_STYLE = f"""<style>
+PROJECTOR_STYLE = f"""<style>
 .{ROOT_CLASS}.{CLASS_CLASS} {{ font-size: 26px; color: #000; background: #fff; padding: 0.5em; }}
 .{CLASS_CLASS}:focus {{ outline: 3px solid #1976d2; outline-offset: 2px; }}
 .{CLASS_CLASS} .widget-html-content, .{CLASS_CLASS} .widget-htmlmath-content {{ font-size: 26px;
@@ -79,7 +79,7 @@ root.addEventListener('keydown', function (e) {{
 }}, true);
 root.focus();
 }})(this)"""
-_CHROME = f'{_STYLE}<img alt="" hidden src="data:," onerror="{html.escape(_KEYS)}">'
+_CHROME = f'{PROJECTOR_STYLE}<img alt="" hidden src="data:," onerror="{html.escape(_KEYS)}">'
 
 
 class ClassReviewWidget:

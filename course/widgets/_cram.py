@@ -15,9 +15,11 @@ import ipywidgets as widgets
 
 from course.bank import Bank, Question, load_bank
 from course.lessons import lesson_id, lesson_title
+from course.outbox import kept_note
 from course.ratings import MEANINGS, NAMES
 from course.widgets._chrome import view_bundle
 from course.widgets._clock import Clock
+from course.widgets._keeping import KeepingStore
 from course.widgets._panel import QuestionPanel
 from course.widgets._store_source import StoreLike, StoreSource
 from scheduler import CramSession, Item, Rating
@@ -82,6 +84,7 @@ class CramWidget(QuestionPanel):
         self.items: list[Item] = [item for item in bank.items() if item.deck in chosen]
         self.source = StoreSource(store)
         self.session: CramSession | None = None  # made at the first answer, when the database is held
+        self._keeping: KeepingStore | None = None  # what the session writes through on a class database
         self.restart_button = widgets.Button(
             description="Practise again",
             tooltip="Go through the same questions again from the start",
@@ -110,7 +113,7 @@ class CramWidget(QuestionPanel):
     def start(self) -> None:
         """(Re)start from the first question; nothing is read or written until the first answer."""
         self.source.release()
-        self.session = None
+        self.session = self._keeping = None
         self.results = []
         self._last_note = None
         self.notice.value = ""
@@ -157,10 +160,17 @@ class CramWidget(QuestionPanel):
 
     def _save(self, question: Question, rating: Rating, at: datetime, duration: int) -> str:
         if self.session is None:
-            self.session = CramSession(self.source.hold(create=True), self.items)
+            if self.source.outbox is not None:  # a class database: answers it cannot take are kept
+                self._keeping = KeepingStore(self.source, create=True)
+                self.session = CramSession(self._keeping.storage, self.items)
+            else:
+                self.session = CramSession(self.source.hold(create=True), self.items)
         item = self.session.next()
         assert item is not None and item.id == question.id
         self.session.answer(item, rating, at, duration)
+        kept = self._keeping.take_kept() if self._keeping is not None else None
+        if kept is not None:
+            return kept_note(kept.detail)
         if rating == Rating.AGAIN:
             return "Logged as practice: Again. It comes back before the end of this practice."
         return f"Logged as practice: {NAMES[rating]}."
@@ -177,6 +187,7 @@ class CramWidget(QuestionPanel):
             f"{n} answer{' was' if n == 1 else 's were'} logged as practice; "
             "your review schedule is unchanged.</p>"
         )
+        summary += self._outbox_html()
         self.source.release()
         self._finish_view(summary, (self.restart_button,))
 
@@ -190,7 +201,9 @@ def cram(
     """Practice of every question of `lessons` (default: every lesson with questions), for a notebook cell:
     ``cram("02", "03")``. Answers are logged apart and never change the review schedule; nothing is enrolled.
 
-    `store`: a `scheduler.Store` or a path; default `course.progress.db_path()` (``$COURSE_DB`` if set).
+    `store`: a store (a `scheduler.Store`, a class database's ``PostgresStore``) or a path; default
+    `course.progress.db_path()` (``$COURSE_DB`` if set). On a class database an answer that cannot reach the
+    server is kept on this computer and sent when it is back (`course.outbox`).
     `clock`: a function returning the current time as an aware datetime (default: the real clock).
     `rng`: where the order of each question's options is drawn from (default: a fresh `random.Random`).
     """

@@ -12,6 +12,7 @@ the last one. How it looks and behaves in the browser is `course.widgets._chrome
 
 from __future__ import annotations
 
+import contextlib
 import html
 import random
 from collections.abc import Callable, Mapping
@@ -24,6 +25,7 @@ import ipywidgets as widgets
 from course.bank import Question
 from course.kinds import Kind
 from course.lessons import lesson_title
+from course.outbox import sent_note, waiting_note
 from course.presenting import (
     RECALL_RATINGS,
     Presentation,
@@ -37,7 +39,7 @@ from course.progress import local_tz
 from course.widgets._chrome import CHROME, OPTION_CLASS, ROOT_CLASS, STATUS_CLASS, SUMMARY_CLASS, focus
 from course.widgets._clock import Clock, duration_ms, read_clock, real_clock
 from course.widgets._render import plain_text, to_html
-from course.widgets._store_source import PROBLEMS
+from course.widgets._store_source import PROBLEMS, StoreSource
 from course.widgets._texts import (
     RECALL_HINT,
     RIGHT_HINT,
@@ -52,7 +54,7 @@ from course.widgets._texts import (
 )
 from scheduler import Rating
 
-__all__ = ["CONTROLS", "QuestionPanel"]
+__all__ = ["CONTROLS", "QuestionPanel", "option_rows"]
 
 
 class QuestionPanel:
@@ -68,6 +70,7 @@ class QuestionPanel:
     widget again changes nothing. `option_buttons` are in the order shown, labelled A, B, C...
     """
 
+    source: StoreSource  # where answers are saved: set by each widget
     recall_hint: str = RECALL_HINT
     right_hint: str = RIGHT_HINT  # "{button}": the Next button's label (Next or Finish)
     unsaved_note: str = "Not saved yet: press {button} to save it."  # said after a right answer
@@ -173,19 +176,8 @@ class QuestionPanel:
     def _choice_controls(self, question: Question) -> tuple[widgets.Widget, ...]:
         """One button per option, in the order presented, each beside its text."""
         assert self.presentation is not None  # drawn by `_show` just before
-        rows = []
-        for position, shown in enumerate(self.presentation.shown()):
-            # The tooltip is the accessible name too (the chrome's script copies it to aria-label).
-            button = widgets.Button(
-                description=f"Answer {shown.label}",
-                tooltip=f"Answer {shown.label}: {plain_text(shown.option.text)}",
-                layout=widgets.Layout(width="auto", min_width="7em"),
-            )
-            button.add_class(OPTION_CLASS)
-            button.on_click(lambda _b, p=position: self._on_option(p))
-            self.option_buttons.append(button)
-            rows.append(widgets.HBox([button, widgets.HTMLMath(inline_html(shown.option.text))]))
-        return tuple(rows)
+        self.option_buttons, rows = option_rows(self.presentation, self._on_option)
+        return rows
 
     def _numeric_controls(self, question: Question) -> tuple[widgets.Widget, ...]:
         """A text box, the unit and Check. Only Enter (the box's "submit" message) or Check grades; leaving
@@ -372,6 +364,8 @@ class QuestionPanel:
             self.notice.value = unexpected_html(err)
             self._announce(html_text(self.notice.value))
             return False
+        sent = sent_note(self.source.take_sent())  # kept answers sent on the way: say so
+        note = f"{sent} {note}" if sent else note
         self.saved = rating
         self.results.append((question.id, rating))
         if self.rating_choice is not None:
@@ -384,6 +378,19 @@ class QuestionPanel:
         return True
 
     # -- helpers ------------------------------------------------------------------------------------------
+    def _outbox_html(self) -> str:
+        """What a summary says of the answers kept while the class database could not be reached: those
+        sent since the last note, those still waiting (tried once more first); "" when there are none."""
+        if self.source.outbox is not None:
+            with contextlib.suppress(*PROBLEMS):  # not now: they wait (an unreadable outbox is said below)
+                self.source.send_pending()
+        notes, problem = [sent_note(self.source.take_sent())], ""
+        try:
+            notes.append(waiting_note(self.source.waiting()))
+        except PROBLEMS as err:
+            problem = error_html(err, unsaved=False)
+        return "".join(f"<p>{html.escape(note)}</p>" for note in notes if note) + problem
+
     def _safe_intervals(self, question: Question, at: datetime) -> dict[Rating, timedelta] | None:
         try:
             return self._intervals(question, at)
@@ -406,6 +413,26 @@ class QuestionPanel:
         lesson, section = html.escape(question.lesson), html.escape(question.section)
         see = f"See: lesson {lesson} ({html.escape(title)}), section “{section}”."
         return f"{to_html(question.explanation)}<p><i>{see}</i></p>"
+
+
+def option_rows(
+    presentation: Presentation, pick: Callable[[int], None]
+) -> tuple[list[widgets.Button], tuple[widgets.Widget, ...]]:
+    """A choice question's options in the order presented: one button per option ("Answer A"), each beside its
+    text; a click calls `pick` with the shown position. The buttons, and the rows to display."""
+    buttons, rows = [], []
+    for position, shown in enumerate(presentation.shown()):
+        # The tooltip is the accessible name too (the chrome's script copies it to aria-label).
+        button = widgets.Button(
+            description=f"Answer {shown.label}",
+            tooltip=f"Answer {shown.label}: {plain_text(shown.option.text)}",
+            layout=widgets.Layout(width="auto", min_width="7em"),
+        )
+        button.add_class(OPTION_CLASS)
+        button.on_click(lambda _b, p=position: pick(p))
+        buttons.append(button)
+        rows.append(widgets.HBox([button, widgets.HTMLMath(inline_html(shown.option.text))]))
+    return buttons, tuple(rows)
 
 
 CONTROLS: Mapping[Kind, Callable[[QuestionPanel, Question], tuple[widgets.Widget, ...]]] = MappingProxyType(

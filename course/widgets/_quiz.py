@@ -10,13 +10,14 @@ from typing import Any
 
 from course.bank import Question, load_bank
 from course.lessons import lesson_id, lesson_title
+from course.outbox import Kept, kept_note
 from course.ratings import NAMES
 from course.widgets._chrome import view_bundle
 from course.widgets._clock import Clock
 from course.widgets._panel import QuestionPanel
 from course.widgets._store_source import PROBLEMS, StoreLike, StoreSource
 from course.widgets._texts import error_html, when
-from scheduler import Rating, format_interval
+from scheduler import LogEntry, Rating, StoreUnavailableError, format_interval
 
 __all__ = ["QuizWidget", "quiz"]
 
@@ -44,6 +45,7 @@ class QuizWidget(QuestionPanel):
         self.questions = tuple(questions)
         self.source = StoreSource(store)
         self.practice: list[str] = []  # ids of the questions answered as practice
+        self._dues: dict[str, datetime | None] = {}  # when each question was due, as last read
         self.index = 0
         title = lesson_title(lesson)
         self.title.value = f"<h3>Quiz: lesson {html.escape(lesson)}, {html.escape(title)}</h3>"
@@ -85,10 +87,23 @@ class QuizWidget(QuestionPanel):
             self._finish()
 
     def _intervals(self, question: Question, at: datetime) -> dict[Rating, timedelta] | None:
+        try:
+            return self._read_intervals(question, at)
+        except StoreUnavailableError:
+            if self.source.outbox is None:
+                raise
+        self.notice.value = (
+            "<p>The class database cannot be reached right now: your answer will be kept on this computer "
+            "and sent when it is back.</p>"
+        )
+        return None
+
+    def _read_intervals(self, question: Question, at: datetime) -> dict[Rating, timedelta] | None:
         # With no file yet, opening creates nothing (the first save does): a store without settings. Either
         # way the intervals are those of the learner's settings (store.memory).
         with self.source.lease(create=True) as store:
             card = store.card(question.id)
+            self._dues[question.id] = card.due if card is not None else None
             if card is not None and card.due > at:  # practice: no interval to show, the schedule stays
                 due = html.escape(when(card.due, at, self.tz))
                 self.notice.value = (
@@ -99,6 +114,21 @@ class QuizWidget(QuestionPanel):
             return store.memory.preview(card, question.id, at)
 
     def _save(self, question: Question, rating: Rating, at: datetime, duration: int) -> str:
+        try:
+            return self._save_now(question, rating, at, duration)
+        except StoreUnavailableError as err:
+            if self.source.outbox is None:
+                raise
+            detail = err.detail
+        # The class database cannot be reached: keep the answer (practice if the quiz saw it scheduled).
+        due = self._dues.get(question.id)
+        practice = due is not None and due > at
+        self.source.keep(Kept(LogEntry(question.id, rating, at, duration), practice, self.lesson))
+        if practice:
+            self.practice.append(question.id)
+        return kept_note(detail)
+
+    def _save_now(self, question: Question, rating: Rating, at: datetime, duration: int) -> str:
         with self.source.lease(create=True) as store:
             store.enroll(self.lesson, at)
             card = store.card(question.id)
@@ -134,7 +164,7 @@ class QuizWidget(QuestionPanel):
                     lines.append(f"<p>Next review of this lesson: {first}, in the review notebook.</p>")
         except PROBLEMS as err:
             lines.append(error_html(err, unsaved=False))
-        self._finish_view("".join(lines))
+        self._finish_view("".join(lines) + self._outbox_html())
 
 
 def quiz(
@@ -146,7 +176,9 @@ def quiz(
 ) -> QuizWidget:
     """The quiz of `lesson` ("00".."08"; "2" and 2 mean "02"), for a notebook cell: ``quiz("02")``.
 
-    `store`: a `scheduler.Store` or a path; default `course.progress.db_path()` (``$COURSE_DB`` if set).
+    `store`: a store (a `scheduler.Store`, a class database's ``PostgresStore``) or a path; default
+    `course.progress.db_path()` (``$COURSE_DB`` if set). On a class database an answer that cannot reach the
+    server is kept on this computer and sent when it is back (`course.outbox`).
     `clock`: a function returning the current time as an aware datetime (default: the real clock).
     `rng`: where the order of each question's options is drawn from (default: a fresh `random.Random`).
     ValueError for an unknown lesson or one without questions yet.

@@ -11,10 +11,12 @@ import ipywidgets as widgets
 
 from course.bank import Bank, Question, load_bank
 from course.lessons import lesson_title
+from course.outbox import kept_note, sent_note
 from course.outlook import Outlook, due_again, next_steps, outlook
 from course.ratings import NAMES
 from course.widgets._chrome import view_bundle
 from course.widgets._clock import Clock
+from course.widgets._keeping import KeepingStore
 from course.widgets._panel import QuestionPanel
 from course.widgets._store_source import PROBLEMS, StoreLike, StoreSource
 from course.widgets._texts import error_html, when
@@ -67,6 +69,7 @@ class ReviewWidget(QuestionPanel):
         self.due_count = 0
         self.new_count = 0
         self._item: Item | None = None
+        self._keeping: KeepingStore | None = None  # what the session writes through on a class database
         self.refresh_button = widgets.Button(
             description="Check again",
             tooltip="Look again for questions that are due",
@@ -90,15 +93,20 @@ class ReviewWidget(QuestionPanel):
         """(Re)start: read what is due now and show the first question, or say why there is none."""
         self._close()
         self.session = None
+        self._keeping = None
         self.results = []
         self.notice.value = ""
         self.progress.value = ""
         problem = self._begin(self._now())
         if problem is not None:
             self._close()
-            self._finish_view(problem, (self.refresh_button,))
+            self._finish_view(problem + self._outbox_html(), (self.refresh_button,))
             return
         self._advance()
+        if self.question is not None:  # (a summary says itself what was sent)
+            sent = sent_note(self.source.take_sent())  # kept answers sent as the session took the database
+            if sent:
+                self.notice.value = f"<p>{html.escape(sent)}</p>"
 
     def _begin(self, at: datetime) -> str | None:
         """Hold the database and make the session of what is due at `at`; or say why there is none (HTML)."""
@@ -111,7 +119,12 @@ class ReviewWidget(QuestionPanel):
         try:
             if not store.enrolled():
                 return f"<p>{NO_PROGRESS}</p>"
-            self.session = Session(store, self.items, at, self.tz, self.limits)
+            if self.source.outbox is not None:  # a class database: answers it cannot take are kept
+                self._keeping = KeepingStore(self.source, create=False)
+                self.session = Session(self._keeping.storage, self.items, at, self.tz, self.limits)
+                self._keeping.remember()
+            else:
+                self.session = Session(store, self.items, at, self.tz, self.limits)
         except PROBLEMS as err:
             return error_html(err, unsaved=False)
         self.due_count = self.session.due_count
@@ -150,7 +163,10 @@ class ReviewWidget(QuestionPanel):
     def _save(self, question: Question, rating: Rating, at: datetime, duration: int) -> str:
         assert self.session is not None and self._item is not None
         review = self.session.answer(self._item, rating, at, duration)
-        if review.due - at <= ASKED_AGAIN_WITHIN:
+        kept = self._keeping.take_kept() if self._keeping is not None else None
+        if kept is not None:
+            note = kept_note(kept.detail)
+        elif review.due - at <= ASKED_AGAIN_WITHIN:
             note = f"Saved: {NAMES[rating]}. It comes back later in this session."
         else:
             note = f"Saved: {NAMES[rating]}. It comes back in {format_interval(review.due - at)}."
@@ -169,6 +185,7 @@ class ReviewWidget(QuestionPanel):
             lines.append(self._outlook_html(outlook(self._store, self.items, at, self.tz, self.limits), at))
         except PROBLEMS as err:
             lines.append(error_html(err, unsaved=False))
+        lines.append(self._outbox_html())
         self._close()
         self._finish_view("".join(lines), (self.refresh_button,))
 
@@ -198,7 +215,9 @@ def review(
 ) -> ReviewWidget:
     """The review session for a notebook cell: ``review()``.
 
-    `store`: a `scheduler.Store` or a path; default `course.progress.db_path()` (``$COURSE_DB`` if set).
+    `store`: a store (a `scheduler.Store`, a class database's ``PostgresStore``) or a path; default
+    `course.progress.db_path()` (``$COURSE_DB`` if set). On a class database an answer that cannot reach the
+    server is kept on this computer and sent when it is back (`course.outbox`).
     `clock`: a function returning the current time as an aware datetime (default: the real clock).
     `limits`: a `scheduler.Limits` (new questions and reviews per day).
     `rng`: where the order of each question's options is drawn from (default: a fresh `random.Random`).

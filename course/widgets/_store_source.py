@@ -7,6 +7,10 @@ that ends it), never while the kernel idles after a summary. A review's session 
 practice's from its first answer (so nothing is created before that answer is saved); the quiz needs nothing
 between answers, so each of its steps (a right answer's intervals, a save, the summary) is a session of one
 step that opens and closes it.
+
+A class database (a ``postgresql://`` URL in ``COURSE_DB``, or a store given whose location is one) comes
+with an outbox (`course.outbox`): what cannot be saved while the server is unreachable is kept there, and
+sent whenever a session takes the database (`hold`) or before the next answer is saved (`send_pending`).
 """
 
 from __future__ import annotations
@@ -16,19 +20,30 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from course.progress import db_path, open_store, path_source, require_file, require_folder, server_url
+from course.outbox import Kept, Outbox, OutboxError, outbox_path
+from course.progress import (
+    SERVER_SCHEMES,
+    db_path,
+    learner_url,
+    open_store,
+    path_source,
+    require_file,
+    require_folder,
+    server_url,
+)
 from scheduler import Storage, Store, StoreError
 
 __all__ = ["PROBLEMS", "StoreLike", "StoreSource"]
 
-StoreLike = Store | str | os.PathLike[str] | None
+StoreLike = Storage | str | os.PathLike[str] | None
 
 # What the database problems caught where the learner acts: the store's own, and OS errors met on the way.
 PROBLEMS = (StoreError, OSError)
 
 
 class StoreSource:
-    """Where the progress database is: an open `Store` (used as is, never closed here) or a path.
+    """Where the progress database is: an open store (a `Store`, a class database's ``PostgresStore``: used as
+    is, never closed here) or a path.
 
     A path is opened when a session first needs it (`hold`) and closed when the session ends (`release`); a
     session of one step uses `lease`. The sessions (`scheduler.Session`, `scheduler.CramSession`) keep a
@@ -38,18 +53,27 @@ class StoreSource:
     A path that names a folder (``COURSE_DB`` or `store`), or a file in a folder that does not exist (only the
     per-user default folder is created, with the file), is not an error here: it is raised, as a
     ``StoreError`` naming the path, where the database is used, so that the widget shows it.
+
+    `outbox` is the class database's outbox (None for a progress file); `outbox_folder` says where its file
+    goes (default: ``$COURSE_OUTBOX``, else beside the per-user progress file).
     """
 
-    def __init__(self, store: StoreLike) -> None:
+    def __init__(self, store: StoreLike, *, outbox_folder: str | os.PathLike[str] | None = None) -> None:
         self.store: Storage | None = None
         self._url = server_url() if store is None else None  # COURSE_DB naming a class database
         self._path: Path | None = None
         self._problem: StoreError | None = None
         self._named_by = "store"
         self._held: Storage | None = None
+        self._outbox_folder = outbox_folder
+        self._outbox: Outbox | None = None
+        self._sent = 0
         if isinstance(store, Store):
             self.store = store
             self._path = Path(store.path)
+            return
+        if store is not None and not isinstance(store, (str, os.PathLike)):
+            self.store = store  # another Storage, e.g. a class database's PostgresStore
             return
         if self._url is not None:
             return
@@ -68,6 +92,28 @@ class StoreSource:
             raise self._problem
         assert self._path is not None
         return self._path
+
+    @property
+    def outbox(self) -> Outbox | None:
+        """Where answers wait while the class database cannot be reached; None for a progress file."""
+        if self._outbox is None:
+            location = self._server_location()
+            if location is not None:
+                user = location.partition("://")[2].partition("@")[0]
+                learner = user or os.environ.get("PGUSER", "")
+                self._outbox = Outbox(outbox_path(location, learner, self._outbox_folder))
+        return self._outbox
+
+    def _server_location(self) -> str | None:
+        """The class database's location as its store says it (no password), or None for a progress file."""
+        if self.store is not None:
+            location = self.store.location
+            return location if location.startswith(SERVER_SCHEMES) else None
+        if self._url is None:
+            return None
+        from scheduler.postgres import describe  # psycopg: only for a class database
+
+        return describe(learner_url(self._url))  # who `open_store` logs in as
 
     @property
     def held(self) -> Storage | None:
@@ -97,7 +143,39 @@ class StoreSource:
                 self._held = open_store(self._url, create=create)
             if self._held is None:
                 self._held = open_store(self.path, create=create, named_by=self._named_by)
+            if self.outbox is not None:
+                try:
+                    self.send_pending()
+                except (OutboxError, OSError):  # the outbox file itself: say so
+                    self.release()
+                    raise
+                except StoreError:  # not sent: they wait for the next chance
+                    pass
         return self._held
+
+    def send_pending(self) -> int:
+        """Send the answers waiting in the outbox to the database held; how many (also added to what
+        `take_sent` says). Raises the `StoreError` met: they wait then, as before."""
+        outbox, held = self.outbox, self._held
+        if outbox is None or held is None:
+            return 0
+        sent = outbox.send(held)
+        self._sent += sent
+        return sent
+
+    def take_sent(self) -> int:
+        """How many kept answers were sent since the last call."""
+        sent, self._sent = self._sent, 0
+        return sent
+
+    def keep(self, kept: Kept) -> None:
+        """Keep an answer in the outbox (a class database only). OSError if it cannot be written."""
+        assert self.outbox is not None
+        self.outbox.keep(kept)
+
+    def waiting(self) -> int:
+        """How many answers wait in the outbox (0 for a progress file). `StoreError`, OSError: unreadable."""
+        return len(self.outbox.pending()) if self.outbox is not None else 0
 
     def release(self) -> None:
         """End the running session's hold: close the database if it was opened here. Does nothing when none

@@ -1,0 +1,157 @@
+"""Live class review: the course's side of a live session (`scheduler.postgres.LiveRoom` keeps it in the
+class database). Which questions can be asked live, how the projector's option order travels to every learner,
+what a learner's answer is recorded as, how the room's answers are tallied, and the report at the end.
+
+Only choice and numeric questions are asked live: they have one right answer to count. A choice question is
+shown to the whole room in one order (the projector draws it, `layout_text`; every learner's widget shows the
+same labels, `presentation_of`), and a learner's answer is recorded as the bank index of the option chosen, so
+that changing the labels changes nothing recorded. A numeric answer is recorded as typed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from course.bank import Bank, Question
+from course.class_session import ClassSession, Tally
+from course.kinds import Kind
+from course.presenting import LETTERS, Presentation, answer_text
+from course.progress import learner_url, server_url
+
+__all__ = [
+    "LIVE_KINDS",
+    "OptionCount",
+    "answer_of",
+    "class_url",
+    "is_right",
+    "layout_text",
+    "live_questions",
+    "open_room",
+    "option_counts",
+    "presentation_of",
+    "right_text",
+    "session_summary",
+    "shown_answer",
+]
+
+LIVE_KINDS = (Kind.CHOICE, Kind.NUMERIC)
+"""The kinds of question a live session asks: each has one right answer the room's answers are counted by."""
+
+
+def class_url(db: str | None = None) -> str | None:
+    """The class database a live session runs in: `db`, else ``$COURSE_DB`` when it names one, logging in as
+    `course.progress.learner_url` says. None without a class database (self-study has no live sessions)."""
+    url = server_url(db)
+    return None if url is None else learner_url(url)
+
+
+def open_room(url: str) -> Any:
+    """A `scheduler.postgres.LiveRoom` on the class database at `url` (a ``StoreError`` if it cannot be
+    used)."""
+    from scheduler.postgres import LiveRoom  # psycopg: only for a class database
+
+    return LiveRoom.open(url)
+
+
+def live_questions(bank: Bank, lessons: Sequence[str]) -> list[Question]:
+    """The questions of `lessons` a live session can ask (`LIVE_KINDS`), lesson by lesson in bank order."""
+    return [q for lesson in lessons for q in bank.questions(lesson) if q.kind in LIVE_KINDS]
+
+
+def layout_text(presentation: Presentation) -> str:
+    """The order of a choice question's options as the room sees it (bank indexes, comma-separated); ""
+    for a numeric question."""
+    return ",".join(str(index) for index in presentation.order)
+
+
+def presentation_of(question: Question, layout: str) -> Presentation:
+    """The room's presentation of `question` from the projector's `layout_text` (ValueError for a layout
+    that is not an order of its options)."""
+    order = tuple(int(part) for part in layout.split(",")) if layout else ()
+    return Presentation(question, order, LETTERS)
+
+
+def answer_of(presentation: Presentation, position: int) -> str:
+    """What a choice answer is recorded as: the bank index of the option shown at `position`."""
+    return str(presentation.order[position])
+
+
+def is_right(question: Question, answer: str) -> bool:
+    """Whether a recorded answer is right: a choice question's option index, a numeric question's text (an
+    answer that is not a number is wrong)."""
+    if question.kind == Kind.CHOICE:
+        return answer.isdigit() and question.is_correct(int(answer))
+    try:
+        return question.is_correct(answer)
+    except ValueError:
+        return False
+
+
+def shown_answer(presentation: Presentation, answer: str) -> str:
+    """A recorded answer as the room reads it: a choice question's label ("B"), a number as typed."""
+    if presentation.question.kind == Kind.CHOICE and answer.isdigit():
+        index = int(answer)
+        if index in presentation.order:
+            return presentation.label(presentation.order.index(index))
+    return answer
+
+
+@dataclass(frozen=True)
+class OptionCount:
+    """One bar of the projector's distribution: a label ("B", or a number typed), the option's text (choice
+    questions), how many gave it, and whether it is right."""
+
+    label: str
+    text: str
+    count: int
+    right: bool
+
+
+def option_counts(presentation: Presentation, counts: dict[str, int], *, top: int = 5) -> list[OptionCount]:
+    """The distribution the projector shows: every option of a choice question in the order shown (none
+    chosen: 0); for a numeric question the `top` answers most given, then "other" for the rest."""
+    question = presentation.question
+    if question.kind == Kind.CHOICE:
+        return [
+            OptionCount(shown.label, shown.option.text, counts.get(str(index), 0), shown.right)
+            for index, shown in zip(presentation.order, presentation.shown(), strict=True)
+        ]
+    ranked = list(counts.items())
+    rows = [OptionCount(answer, "", n, is_right(question, answer)) for answer, n in ranked[:top]]
+    rest = sum(n for _, n in ranked[top:])
+    if rest:
+        rows.append(OptionCount("other", "", rest, False))
+    return rows
+
+
+def right_text(presentation: Presentation) -> str:
+    """The right answer as the room reads it: the right option's label, or a numeric answer with its unit."""
+    if presentation.question.kind == Kind.CHOICE:
+        return presentation.right_label
+    return answer_text(presentation.question)
+
+
+def session_summary(
+    session: int,
+    started: datetime,
+    lessons: Sequence[str],
+    results: Sequence[tuple[str, dict[str, int]]],
+    bank: Bank,
+    at: datetime,
+) -> ClassSession:
+    """A finished live session as a class review (`course.class_session.report_lines` reports it): for each
+    question asked and answered, in order (`results`: item id and its answers' counts), how many of those who
+    answered got it right. Questions no longer in the bank are left out."""
+    tallies = []
+    for item_id, counts in results:
+        question = bank.get(item_id)
+        answered = sum(counts.values())
+        if question is None or not answered:
+            continue
+        right = sum(n for answer, n in counts.items() if is_right(question, answer))
+        tallies.append(Tally(item_id, right, answered, at))
+    room = max((t.room for t in tallies), default=1)
+    return ClassSession(session, started, room, tuple(lessons), tuple(tallies))

@@ -1,0 +1,382 @@
+"""`live()`: a learner's side of a live class review, in the learner's own kernel.
+
+It follows the live session running in the class database (the latest one started, or the one named): it
+shows the question the instructor asks now, with the options in the projector's order and labels, and sends
+the learner's answer, which may be changed until the instructor reveals it; then it says whether it was right,
+with the explanation. It looks at the class database every second (`Poller`). Live answers are kept apart
+from the learner's schedule.
+
+When the class database cannot be reached, an answer is kept in the widget and sent at the next look that
+reaches it; the learner is told both times, and told if the question closed meanwhile.
+"""
+
+from __future__ import annotations
+
+import html
+import threading
+from datetime import datetime
+from typing import Any
+
+import ipywidgets as widgets
+
+from course.bank import Bank, Question, load_bank
+from course.kinds import Kind
+from course.live import (
+    LIVE_KINDS,
+    answer_of,
+    class_url,
+    is_right,
+    open_room,
+    presentation_of,
+    right_text,
+    shown_answer,
+)
+from course.presenting import Presentation
+from course.widgets._chrome import CHROME, ROOT_CLASS, STATUS_CLASS, view_bundle
+from course.widgets._clock import Clock, read_clock, real_clock
+from course.widgets._panel import option_rows
+from course.widgets._poller import Poller
+from course.widgets._render import plain_text, to_html
+from course.widgets._texts import html_text
+from scheduler import StoreError, StoreUnavailableError
+
+__all__ = ["NO_CLASS_DB", "LiveAnswerWidget", "live"]
+
+NO_CLASS_DB = (
+    "Live class review needs the class database: your instructor's JupyterHub sets COURSE_DB to it. "
+    "On your own, there is no live session to join."
+)
+TEXT = (
+    "Live class review: run this cell in JupyterLab during class to answer the questions your instructor "
+    "asks; your answers are counted on the projector, not in your review schedule."
+)
+
+
+class LiveAnswerWidget:
+    """A learner's view of a live session. `root` is the widget to display; `refresh` looks at the class
+    database once (the poller calls it every `every` seconds; tests call it). `room` is a
+    `scheduler.postgres.LiveRoom`, default one opened on `class_url(db)`."""
+
+    def __init__(
+        self,
+        *,
+        db: str | None = None,
+        session: int | None = None,
+        room: Any = None,
+        clock: Clock | None = None,
+        every: float | None = 1.0,
+        bank: Bank | None = None,
+    ) -> None:
+        self.bank = bank or load_bank()
+        self.url = None if room is not None else class_url(db)
+        self.room = room
+        self.follow = session
+        self.clock = clock or real_clock
+        self.state: Any = None  # the scheduler.postgres.LiveState shown
+        self.question: Question | None = None
+        self.presentation: Presentation | None = None
+        self.mine: str | None = None  # this learner's answer to the question shown, as recorded
+        self.pending: str | None = None  # an answer kept here until the class database is back
+        self.revealed = False
+        self.ended: set[int] = set()  # sessions seen to end
+        self.verdicts: dict[int, bool] = {}  # position -> right, for the questions answered and revealed
+        self._lock = threading.RLock()
+        self._trouble = False  # the last look could not reach the class database
+        self.header = widgets.HTML()
+        self.prompt = widgets.HTMLMath()
+        self.answer_area = widgets.VBox()
+        self.feedback = widgets.HTMLMath()
+        self.notice = widgets.HTML()
+        self.status = widgets.HTML()
+        self.status.add_class(STATUS_CLASS)
+        self.option_buttons: list[widgets.Button] = []
+        self.number_input: widgets.Text | None = None
+        self.root = widgets.VBox(
+            [
+                widgets.HTML(CHROME, layout=widgets.Layout(display="none")),
+                self.header,
+                self.prompt,
+                self.answer_area,
+                self.feedback,
+                self.notice,
+                self.status,
+            ],
+            layout=widgets.Layout(max_width="60em"),
+        )
+        self.root.add_class(ROOT_CLASS)
+        self.poller: Poller | None = None
+        if self.url is None and self.room is None:
+            self.header.value = "<h3>Live class review</h3>"
+            self.prompt.value = f"<p>{html.escape(NO_CLASS_DB)}</p>"
+            return
+        self._waiting()
+        self.refresh()
+        if every is not None:
+            self.poller = Poller(self.refresh, every).start()
+
+    def __repr__(self) -> str:
+        return self.text()
+
+    def text(self) -> str:
+        """The stable plain-text form (what nbval compares)."""
+        return TEXT
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
+        return view_bundle(self.root, self.text())
+
+    def close(self) -> None:
+        """Stop looking at the class database and close the connection."""
+        if self.poller is not None:
+            self.poller.stop()
+        if self.room is not None and self.url is not None:
+            self.room.close()
+
+    def _now(self) -> datetime:
+        return read_clock(self.clock)
+
+    def _room(self) -> Any:
+        if self.room is None:
+            assert self.url is not None
+            self.room = open_room(self.url)
+        return self.room
+
+    # -- following the session ----------------------------------------------------------------------------
+    def refresh(self) -> bool:
+        """Look at the class database once: send a kept answer, show a new question, a reveal or the end.
+        Returns True (keep looking)."""
+        with self._lock:
+            try:
+                room = self._room()
+                state = room.state(self.follow)
+                if self._trouble:  # reached again: the problem shown is over
+                    self._trouble = False
+                    self.notice.value = ""
+                self._send_pending(room)
+                if state is None and self.state is not None and self.state.session not in self.ended:
+                    state = room.state(self.state.session)  # ended since the last look
+                self._follow(room, state)
+            except StoreError as err:
+                self._trouble = True
+                self.notice.value = (
+                    f"<p><b>The class database cannot be reached</b> ({html.escape(str(err))}). "
+                    "Trying again every second.</p>"
+                )
+            return True
+
+    def _follow(self, room: Any, state: Any) -> None:
+        if state is None:
+            if self.state is None or self.state.session in self.ended:
+                return
+            self._waiting()
+            return
+        if state.ended:
+            if state.session not in self.ended:
+                self.ended.add(state.session)
+                if self.state is not None and self.state.position == state.position and not self.revealed:
+                    self._reveal(state)
+                self._end(state)
+            return
+        new = self.state is None or (self.state.session, self.state.position) != (
+            state.session,
+            state.position,
+        )
+        if new:
+            self.notice.value = self._moved_on()
+        self.state = state
+        if new and state.item_id is not None:
+            self._show(room, state)
+        elif state.item_id is None:
+            self._started(state)
+        if state.revealed and not self.revealed:
+            self._reveal(state)
+
+    def _moved_on(self) -> str:
+        """The instructor moved on without revealing the question shown: its verdict, as a note (HTML)."""
+        question, presentation = self.question, self.presentation
+        if (
+            self.revealed
+            or self.state is None
+            or question is None
+            or presentation is None
+            or self.mine is None
+        ):
+            return ""
+        right = is_right(question, self.mine)
+        self.verdicts[self.state.position] = right
+        answer = html.escape(right_text(presentation))
+        said = "✓ right" if right else f"✗ you answered {html.escape(shown_answer(presentation, self.mine))}"
+        return f"<p><i>Previous question: {said}; the answer was {answer}.</i></p>"
+
+    def _waiting(self) -> None:
+        self.header.value = "<h3>Live class review</h3>"
+        self.prompt.value = "<p>Waiting for your instructor to start a live session…</p>"
+        self.answer_area.children = ()
+        self.feedback.value = ""
+
+    def _started(self, state: Any) -> None:
+        self.header.value = f"<h3>Live class review: {html.escape(state.title)}</h3>"
+        self.prompt.value = "<p>The session has started: the first question comes in a moment.</p>"
+
+    def _show(self, room: Any, state: Any) -> None:
+        self.question = self.bank.get(state.item_id)
+        self.revealed = False
+        self.pending = None
+        self.option_buttons, self.number_input = [], None
+        self.feedback.value = ""
+        self.header.value = (
+            f"<h3>Live class review: {html.escape(state.title)}</h3><p><b>Question {state.position}</b></p>"
+        )
+        if self.question is None or self.question.kind not in LIVE_KINDS:
+            self.presentation = None
+            self.prompt.value = (
+                "<p>This question is not in your copy of the course: answer on the projector.</p>"
+            )
+            self.answer_area.children = ()
+            return
+        self.presentation = presentation_of(self.question, state.layout)
+        self.mine = room.my_answer(state.session, state.position)  # after a kernel restart: still yours
+        self.prompt.value = to_html(self.question.prompt)
+        self.answer_area.children = self._controls(self.question, self.presentation)
+        self._mark_mine()
+        self._announce(f"Question {state.position}: {plain_text(self.question.prompt)}")
+
+    def _controls(self, question: Question, presentation: Presentation) -> tuple[widgets.Widget, ...]:
+        if question.kind == Kind.NUMERIC:
+            self.number_input = widgets.Text(
+                description="Answer:", placeholder="a number, e.g. 64 or 0.125", continuous_update=True
+            )
+            # Enter sends {"event": "submit"} (ipywidgets 7.7 and 8); the value follows every keystroke
+            self.number_input.on_msg(
+                lambda _w, content, _b: self.answer_number() if content.get("event") == "submit" else None
+            )
+            send = widgets.Button(description="Send", tooltip="Send your answer (or press Enter)")
+            send.on_click(lambda _b: self.answer_number())
+            return (widgets.HBox([self.number_input, widgets.HTML(html.escape(question.unit)), send]),)
+        self.option_buttons, rows = option_rows(presentation, self.answer_choice)
+        return rows
+
+    # -- answering ----------------------------------------------------------------------------------------
+    def answer_choice(self, position: int) -> None:
+        """Send the option shown at `position` (0 = A)."""
+        if self.presentation is not None and self.question is not None and self.question.kind == Kind.CHOICE:
+            self._send(answer_of(self.presentation, position))
+
+    def answer_number(self) -> None:
+        """Send the number typed."""
+        if self.number_input is None or self.question is None:
+            return
+        text = self.number_input.value.strip()
+        try:
+            self.question.parse_number(text)
+        except ValueError:
+            shown = html.escape(repr(text)) if text else "Nothing typed"
+            self.notice.value = f"<p>✗ {shown}: type a number, e.g. 64 or 0.125.</p>"
+            self._announce(html_text(self.notice.value))
+            return
+        self._send(text)
+
+    def _send(self, answer: str) -> None:
+        from scheduler.postgres import QuestionClosedError
+
+        with self._lock:
+            if self.state is None or self.revealed or self.presentation is None:
+                return
+            label = shown_answer(self.presentation, answer)
+            try:
+                self._room().answer(self.state, answer, self._now())
+            except QuestionClosedError:
+                self.notice.value = "<p>Too late: this question is closed, your answer was not counted.</p>"
+            except StoreUnavailableError as err:
+                self.pending = answer
+                self.notice.value = (
+                    "<p><b>Not sent yet:</b> the class database cannot be reached "
+                    f"({html.escape(str(err))}). Your answer {html.escape(label)} is kept here and sent "
+                    "as soon as it is back.</p>"
+                )
+            except StoreError as err:
+                self.notice.value = f"<p><b>Not sent:</b> {html.escape(str(err))}</p>"
+            else:
+                self.mine, self.pending = answer, None
+                self.notice.value = (
+                    f"<p>Sent: {html.escape(label)}. You can change it until the answer is revealed.</p>"
+                )
+            self._mark_mine()
+            self._announce(html_text(self.notice.value))
+
+    def _send_pending(self, room: Any) -> None:
+        from scheduler.postgres import QuestionClosedError
+
+        if self.pending is None or self.state is None or self.presentation is None:
+            return
+        label = shown_answer(self.presentation, self.pending)
+        try:
+            room.answer(self.state, self.pending, self._now())
+        except QuestionClosedError:
+            self.pending = None
+            self.notice.value = (
+                f"<p>Your answer {html.escape(label)} could not be counted: the question closed before the "
+                "class database was back.</p>"
+            )
+            return
+        self.mine, self.pending = self.pending, None
+        self.notice.value = (
+            f"<p>Sent: {html.escape(label)} (kept while the class database was unreachable).</p>"
+        )
+        self._mark_mine()
+
+    def _mark_mine(self) -> None:
+        chosen = self.pending if self.pending is not None else self.mine
+        for position, button in enumerate(self.option_buttons):
+            picked = self.presentation is not None and chosen == answer_of(self.presentation, position)
+            button.button_style = "info" if picked else ""
+        if self.number_input is not None and chosen is not None and not self.number_input.value:
+            self.number_input.value = chosen
+
+    # -- the reveal and the end ---------------------------------------------------------------------------
+    def _reveal(self, state: Any) -> None:
+        self.revealed = True
+        for button in self.option_buttons:
+            button.disabled = True
+        if self.number_input is not None:
+            self.number_input.disabled = True
+        question, presentation = self.question, self.presentation
+        if question is None or presentation is None:
+            return
+        answer = html.escape(right_text(presentation))
+        if self.mine is None:
+            said = f"<b>The answer is {answer}.</b> You did not answer this one."
+        else:
+            right = is_right(question, self.mine)
+            self.verdicts[state.position] = right
+            yours = html.escape(shown_answer(presentation, self.mine))
+            said = (
+                f"<b>✓ Right: {answer}.</b>"
+                if right
+                else f"<b>✗ You answered {yours}; the answer is {answer}.</b>"
+            )
+        see = f"See: lesson {html.escape(question.lesson)}, section “{html.escape(question.section)}”."
+        self.feedback.value = f"<p>{said}</p>{to_html(question.explanation)}<p><i>{see}</i></p>"
+        self._announce(html_text(f"<p>{said}</p>"))
+
+    def _end(self, state: Any) -> None:
+        answered, right = len(self.verdicts), sum(self.verdicts.values())
+        self.answer_area.children = ()
+        self.prompt.value = (
+            f"<p><b>The live session has ended.</b> You answered {answered} question"
+            f"{'' if answered == 1 else 's'}, {right} right. These answers are not in your review schedule: "
+            "the lessons' quizzes and the review notebook keep that.</p>"
+        )
+        self.verdicts = {}
+        self._announce(html_text(self.prompt.value))
+
+    def _announce(self, text: str) -> None:
+        self.status.value = ""
+        self.status.value = f"<p>{html.escape(text)}</p>"
+
+
+def live(
+    session: int | None = None, *, db: str | None = None, clock: Clock | None = None
+) -> LiveAnswerWidget:
+    """Join the live class review: ``live()`` follows the latest live session in the class database
+    (``$COURSE_DB``, or `db`); `session` names another. Without a class database it says so."""
+    return LiveAnswerWidget(db=db, session=session, clock=clock)

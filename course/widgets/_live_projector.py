@@ -1,0 +1,346 @@
+"""`live_projector(*lessons)`: the instructor's side of a live class review, on the projector.
+
+Start begins a session in the class database (as the instructor's role) and asks the first question; each
+learner answers in their own notebook (`live()`). The projector shows, as the answers arrive (it looks every
+second), how many have answered and how many chose each option (or typed each number); Reveal (Space) closes
+the question and marks the right answer; Next (→) asks the next one; End (or Next after the last) ends the
+session and ranks the questions by miss rate, with the sections to revisit. Live answers are kept apart from
+every learner's schedule.
+"""
+
+from __future__ import annotations
+
+import html
+import random
+import threading
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+import ipywidgets as widgets
+
+from course.bank import Bank, Question, load_bank
+from course.lessons import lesson_id
+from course.live import (
+    class_url,
+    layout_text,
+    live_questions,
+    open_room,
+    option_counts,
+    right_text,
+    session_summary,
+)
+from course.presenting import Presentation, present
+from course.widgets._chrome import CHROME, ROOT_CLASS, STATUS_CLASS, view_bundle
+from course.widgets._class_review import CLASS_CLASS, PROJECTOR_STYLE, summary_html
+from course.widgets._clock import Clock, read_clock, real_clock
+from course.widgets._live_answer import NO_CLASS_DB
+from course.widgets._poller import Poller
+from course.widgets._render import to_html
+from course.widgets._texts import inline_html
+from scheduler import StoreError
+
+__all__ = ["LiveProjectorWidget", "live_projector"]
+
+_BARS = """<style>
+.course-live-row { display: flex; align-items: center; gap: 0.5em; margin: 0.15em 0; }
+.course-live-text { flex: 1 1 60%; }
+.course-live-bar { flex: 0 0 30%; background: #eee; height: 0.9em; border: 1px solid #000; }
+.course-live-bar > span { display: block; height: 100%; background: #2166ac; }
+.course-live-right .course-live-bar > span { background: #00441b; }
+.course-live-right { font-weight: 700; color: #00441b; }
+.course-live-count { flex: 0 0 3em; text-align: right; }
+</style>"""
+# Space reveals, the right arrow (or Page Down) asks the next question.
+_KEYS = f"""(function (img) {{
+var root = img.closest('.{CLASS_CLASS}');
+if (!root || root.hasAttribute('data-keys')) return;
+root.setAttribute('data-keys', '');
+root.tabIndex = 0;
+var keys = {{' ': 'course-reveal', 'ArrowRight': 'course-next', 'PageDown': 'course-next'}};
+root.addEventListener('keydown', function (e) {{
+  if (e.target.tagName === 'INPUT' || (e.target.tagName === 'BUTTON' && e.key === 'Enter')) return;
+  var name = keys[e.key];
+  var button = name && root.querySelector('button.' + name);
+  if (!button || button.disabled) return;
+  e.preventDefault(); e.stopPropagation(); button.click();
+}}, true);
+}})(this)"""
+_CHROME = f'{PROJECTOR_STYLE}{_BARS}<img alt="" hidden src="data:," onerror="{html.escape(_KEYS)}">'
+
+
+class LiveProjectorWidget:
+    """A live session over `questions` (choice and numeric ones). `root` is the widget to display; `refresh`
+    reads the answers to the question asked now (the poller calls it every `every` seconds; tests call it).
+    `room` is a `scheduler.postgres.LiveRoom`, default one opened on `class_url(db)` as the instructor."""
+
+    def __init__(
+        self,
+        questions: Sequence[Question],
+        lessons: Sequence[str],
+        *,
+        db: str | None = None,
+        room: Any = None,
+        title: str | None = None,
+        clock: Clock | None = None,
+        rng: random.Random | None = None,
+        every: float | None = 1.0,
+        bank: Bank | None = None,
+    ) -> None:
+        if not questions:
+            raise ValueError("no choice or numeric questions to ask live in these lessons")
+        self.questions = tuple(questions)
+        self.lessons = tuple(lessons)
+        self.bank = bank or load_bank()
+        self.url = None if room is not None else class_url(db)
+        self.room = room
+        self.title = title or f"Lesson{'s' if len(self.lessons) > 1 else ''} {', '.join(self.lessons)}"
+        self.clock = clock or real_clock
+        self.rng = rng or random.Random()
+        self.every = every
+        self.state: Any = None  # the scheduler.postgres.LiveState asked now
+        self.index = -1
+        self.presentation: Presentation | None = None
+        self.counts: dict[str, int] = {}
+        self.poller: Poller | None = None
+        self._lock = threading.RLock()
+        self.header = widgets.HTML()
+        self.prompt = widgets.HTMLMath()
+        self.prompt.add_class("course-class-prompt")
+        self.tally = widgets.HTML()
+        self.bars = widgets.HTMLMath()
+        self.answer = widgets.HTMLMath()
+        self.notice = widgets.HTML()
+        self.status = widgets.HTML()
+        self.status.add_class(STATUS_CLASS)
+        self.start_button = self._button(
+            "Start", "Start the live session and ask the first question", "start"
+        )
+        self.reveal_button = self._button(
+            "Reveal", "Close the question and show the answer (Space)", "reveal"
+        )
+        self.next_button = self._button("Next ▶", "Ask the next question (→)", "next")
+        self.end_button = self._button("End", "End the session and rank the questions", "end")
+        bar = widgets.HBox(
+            [self.start_button, self.reveal_button, self.next_button, self.end_button],
+            layout=widgets.Layout(flex_flow="row wrap"),
+        )
+        self.root = widgets.VBox(
+            [
+                widgets.HTML(CHROME, layout=widgets.Layout(display="none")),
+                widgets.HTML(_CHROME, layout=widgets.Layout(display="none")),
+                self.header,
+                self.prompt,
+                self.tally,
+                self.bars,
+                self.answer,
+                bar,
+                self.notice,
+                self.status,
+            ]
+        )
+        self.root.add_class(ROOT_CLASS)
+        self.root.add_class(CLASS_CLASS)
+        n = len(self.questions)
+        self.header.value = f"<b>Live class review · {html.escape(self.title)}</b> · {n} questions"
+        if self.url is None and self.room is None:
+            self.prompt.value = f"<p>{html.escape(NO_CLASS_DB)}</p>"
+        else:
+            self.prompt.value = (
+                "<p>Press Start to begin. Learners join with <code>live()</code> in a notebook.</p>"
+            )
+        self._buttons()
+
+    def _button(self, label: str, tooltip: str, name: str) -> widgets.Button:
+        button = widgets.Button(description=label, tooltip=tooltip)
+        button.add_class(f"course-{name}")
+        button.on_click(lambda _b: getattr(self, name)())
+        return button
+
+    def text(self) -> str:
+        """The stable plain-text form (what nbval compares)."""
+        n, lessons = len(self.questions), ", ".join(self.lessons)
+        return (
+            f"Live class review: {n} question{'' if n == 1 else 's'} from {lessons}. Run this cell in "
+            "JupyterLab on the class database and press Start; learners answer with live() in their own "
+            "notebooks."
+        )
+
+    def __repr__(self) -> str:
+        return self.text()
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
+        return view_bundle(self.root, self.text())
+
+    def _now(self) -> datetime:
+        return read_clock(self.clock)
+
+    def _room(self) -> Any:
+        if self.room is None:
+            assert self.url is not None
+            self.room = open_room(self.url)
+        return self.room
+
+    def _problem(self, err: StoreError) -> None:
+        self.notice.value = f"<p><b>Class database problem:</b> {html.escape(str(err))}</p>"
+        self.status.value = f"<p>{html.escape(str(err))}</p>"
+
+    # -- running the session ------------------------------------------------------------------------------
+    def start(self) -> None:
+        """Start the session in the class database and ask the first question."""
+        with self._lock:
+            if self.state is not None or (self.url is None and self.room is None):
+                return
+            try:
+                self.state = self._room().start(self.title, self._now())
+            except StoreError as err:
+                self._problem(err)
+                return
+            self._ask(0)
+            if self.every is not None:
+                self.poller = Poller(self.refresh, self.every).start()
+
+    def _ask(self, index: int) -> None:
+        question = self.questions[index]
+        presentation = present(question, self.rng)
+        try:
+            self.state = self._room().ask(
+                self.state.session, question.id, self._now(), layout_text(presentation)
+            )
+        except StoreError as err:
+            self._problem(err)
+            return
+        self.index, self.presentation, self.counts = index, presentation, {}
+        self.notice.value = self.answer.value = ""
+        n = len(self.questions)
+        self.header.value = (
+            f"<b>Live session {self.state.session} · {html.escape(self.title)} · "
+            f"question {index + 1} / {n}</b> · lesson {html.escape(question.lesson)}, "
+            f"{html.escape(question.section)}"
+        )
+        self.prompt.value = to_html(question.prompt)
+        self._draw()
+        self._buttons()
+        self.status.value = f"<p>Question {index + 1} of {n} asked.</p>"
+
+    def refresh(self) -> bool:
+        """Read the answers to the question asked now and redraw the distribution. True while the session
+        runs (the poller stops at False)."""
+        with self._lock:
+            if self.state is None or self.state.ended:
+                return False
+            try:
+                self.counts = self._room().answers(self.state.session, self.state.position).counts
+            except StoreError as err:
+                self._problem(err)
+                return True
+            self.notice.value = ""
+            self._draw()
+            return True
+
+    def _draw(self) -> None:
+        if self.presentation is None:
+            return
+        answered = sum(self.counts.values())
+        self.tally.value = f"<p><b>{answered} answered</b></p>"
+        revealed = bool(self.state is not None and self.state.revealed)
+        rows = []
+        for row in option_counts(self.presentation, self.counts):
+            width = 0 if not answered else round(100 * row.count / answered)
+            right = revealed and row.right
+            mark = " ✓" if right else ""
+            text = (
+                f"<b>{html.escape(row.label)}.</b> {inline_html(row.text)}"
+                if row.text
+                else html.escape(row.label)
+            )
+            rows.append(
+                f'<div class="course-live-row{" course-live-right" if right else ""}">'
+                f'<span class="course-live-text">{text}{mark}</span>'
+                f'<span class="course-live-bar"><span style="width: {width}%"></span></span>'
+                f'<span class="course-live-count">{row.count}</span></div>'
+            )
+        self.bars.value = "".join(rows)
+
+    def reveal(self) -> None:
+        """Close the question to answers and show the right answer and its explanation."""
+        with self._lock:
+            if self.state is None or self.state.revealed or self.state.ended:
+                return
+            try:
+                self.state = self._room().reveal(self.state.session, self._now())
+                self.counts = self._room().answers(self.state.session, self.state.position).counts
+            except StoreError as err:
+                self._problem(err)
+                return
+            assert self.presentation is not None
+            question = self.presentation.question
+            said = html.escape(right_text(self.presentation))
+            self.answer.value = f"<p><b>Answer: {said}.</b></p>{to_html(question.explanation)}"
+            self._draw()
+            self._buttons()
+            self.status.value = f"<p>Answer: {html.escape(right_text(self.presentation))}.</p>"
+
+    def next(self) -> None:
+        """Ask the next question (the one asked now closes); after the last, end the session."""
+        with self._lock:
+            if self.state is None or self.state.ended:
+                return
+            if self.index + 1 < len(self.questions):
+                self._ask(self.index + 1)
+            else:
+                self.end()
+
+    def end(self) -> None:
+        """End the session and rank its questions by miss rate, with the sections to revisit."""
+        with self._lock:
+            if self.state is None or self.state.ended:
+                return
+            if self.poller is not None:
+                self.poller.stop()
+            try:
+                room = self._room()
+                self.state = room.end(self.state.session, self._now())
+                results = room.results(self.state.session)
+            except StoreError as err:
+                self._problem(err)
+                return
+            asked = [(item_id, answers.counts) for _, item_id, answers in results]
+            summary = session_summary(
+                self.state.session, self.state.started_at, self.lessons, asked, self.bank, self._now()
+            )
+            self.prompt.value = f"<p><b>Live session {self.state.session} ended.</b></p>"
+            self.tally.value = self.bars.value = self.answer.value = ""
+            self.answer.value = (
+                summary_html(summary, self.bank) if summary.tallies else "<p>Nobody answered a question.</p>"
+            )
+            self._buttons()
+            self.status.value = "<p>Session ended: the questions are ranked below.</p>"
+
+    def _buttons(self) -> None:
+        running = self.state is not None and not self.state.ended
+        ready = self.url is not None or self.room is not None
+        self.start_button.disabled = not ready or self.state is not None
+        self.reveal_button.disabled = not running or bool(self.state.revealed)
+        self.next_button.disabled = not running
+        self.end_button.disabled = not running
+        last = self.index + 1 >= len(self.questions)
+        self.next_button.description = "Finish" if running and last else "Next ▶"
+
+
+def live_projector(
+    *lessons: str | int,
+    db: str | None = None,
+    title: str | None = None,
+    clock: Clock | None = None,
+    rng: random.Random | None = None,
+) -> LiveProjectorWidget:
+    """A live class review of the choice and numeric questions of `lessons`, run by the instructor on the
+    projector: ``live_projector("01", "02")``. The class database is `db` or ``$COURSE_DB`` (the instructor's
+    role). ValueError for an unknown lesson or lessons without such questions."""
+    if not lessons:
+        raise ValueError('name at least one lesson: live_projector("01")')
+    bank = load_bank()
+    chosen = [lesson_id(lesson, bank.lessons()) for lesson in lessons]
+    questions = live_questions(bank, chosen)
+    return LiveProjectorWidget(questions, chosen, db=db, title=title, clock=clock, rng=rng, bank=bank)

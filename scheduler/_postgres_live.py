@@ -1,0 +1,315 @@
+"""Live class sessions in the classroom database: an instructor asks one item at a time, each learner answers
+it from their own kernel, the instructor's screen counts the answers as they arrive and then reveals.
+
+A `LiveRoom` is one connection, as whoever the URL logs in as. The server enforces who does what (row-level
+security, `scheduler._postgres_schema`): an instructor starts and runs their own sessions; learners read the
+sessions and write their own answer to the question asked now, until it is revealed; an instructor reads every
+answer, a learner only their own. Live answers are kept in their own table: they change nobody's schedule.
+
+Sessions and answers are opaque here: an item id, a ``layout`` string the instructor's side chooses (e.g. the
+order the options are shown in) and an answer string per learner, with whether it was right.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from types import TracebackType
+from typing import Any
+
+import psycopg
+
+from scheduler._errors import StoreError, StoreVersionError
+from scheduler._postgres import (
+    AccessDeniedError,
+    NotInstalledError,
+    SchemaTooOldError,
+    connect,
+    describe,
+    read_version,
+)
+from scheduler._postgres import translated as translated_errors
+from scheduler._postgres_schema import LIVE_COLUMNS, SCHEMA, SCHEMA_VERSION
+from scheduler._time import from_ms, require_aware, to_ms
+
+__all__ = ["LiveAnswers", "LiveRoom", "LiveState", "QuestionClosedError"]
+
+_STATE = (
+    "SELECT id, instructor, title, position, item_id, layout, revealed_at IS NOT NULL, "
+    f"ended_at IS NOT NULL, started_at FROM {SCHEMA}.live_session"
+)
+
+
+class QuestionClosedError(StoreError):
+    """An answer to a question that is no longer open: revealed, moved on from, or its session ended."""
+
+    def __init__(self, where: str, session: int, position: int) -> None:
+        super().__init__(
+            where,
+            f"question {position} of live session {session} is closed (its answer was revealed, or the "
+            "session moved on); your answer was not counted",
+        )
+
+
+@dataclass(frozen=True)
+class LiveState:
+    """A live session as the class sees it. ``position`` counts the questions asked (0: none yet);
+    ``item_id`` and ``layout`` are the question asked now (None and "" before the first)."""
+
+    session: int
+    instructor: str
+    title: str
+    position: int
+    item_id: str | None
+    layout: str
+    revealed: bool
+    ended: bool
+    started_at: datetime
+
+    @property
+    def open(self) -> bool:
+        """Whether the question asked now takes answers."""
+        return self.item_id is not None and not self.revealed and not self.ended
+
+
+@dataclass(frozen=True)
+class LiveAnswers:
+    """The answers to one question of a session: how many gave each answer, most given first (ties in the
+    order first given). Whether an answer is right is for whoever knows the question to say."""
+
+    counts: dict[str, int]
+
+    @property
+    def answered(self) -> int:
+        return sum(self.counts.values())
+
+
+class LiveRoom:
+    """A connection to the class database for live sessions. Use `LiveRoom.open`; close it (or use
+    ``with``). One handle may be used from several threads, one call at a time. A connection lost while idle
+    is reopened by the next call; one lost during a call makes that call raise StoreUnavailableError."""
+
+    def __init__(self, url: str) -> None:
+        self._url = url
+        self.location = describe(url)
+        self.user = ""
+        self._connection: psycopg.Connection[Any] | None = None
+        self._lock = threading.RLock()
+
+    @classmethod
+    def open(cls, url: str) -> LiveRoom:
+        """Connect to the class database at ``url`` (a libpq URL, as for `PostgresStore.open`).
+        NotInstalledError without the course's schema, SchemaTooOldError before live sessions were added."""
+        room = cls(url)
+        try:
+            with room._transaction() as connection:
+                found = read_version(connection, room.location)
+                if found is None:
+                    raise NotInstalledError(room.location, f"no schema {SCHEMA}")
+                if found > SCHEMA_VERSION:
+                    raise StoreVersionError(room.location, found, SCHEMA_VERSION)
+                if found < SCHEMA_VERSION:
+                    raise SchemaTooOldError(room.location, found, SCHEMA_VERSION)
+                for table, columns in LIVE_COLUMNS.items():
+                    connection.execute(f"SELECT {columns} FROM {SCHEMA}.{table} LIMIT 0".encode())
+        except BaseException:
+            room.close()
+            raise
+        return room
+
+    def close(self) -> None:
+        with self._lock:
+            if self._connection is not None:
+                self._connection.close()
+                self._connection = None
+
+    def __enter__(self) -> LiveRoom:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        self.close()
+
+    @contextmanager
+    def _transaction(self) -> Iterator[psycopg.Connection[Any]]:
+        """One transaction. A connection found lost at its BEGIN (nothing done yet) is reopened once."""
+        with self._lock, translated_errors(self.location):
+            for attempt in (1, 2):
+                connection = self._connected()
+                stack = ExitStack()
+                try:
+                    stack.enter_context(connection.transaction())  # BEGIN: the first round trip
+                except psycopg.OperationalError:
+                    connection.close()
+                    if attempt == 2:
+                        raise
+                    continue
+                try:
+                    with stack:
+                        yield connection
+                except psycopg.OperationalError:
+                    connection.close()  # lost midway: the next call reconnects
+                    raise
+                return
+
+    def _connected(self) -> psycopg.Connection[Any]:
+        connection = self._connection
+        if connection is None or connection.closed:
+            connection = self._connection = connect(self._url, self.location)
+            row = connection.execute(b"SELECT current_user").fetchone()
+            self.user = str(row[0]) if row is not None else ""
+        return connection
+
+    # -- the instructor ----------------------------------------------------------------------------------
+    def start(self, title: str, at: datetime) -> LiveState:
+        """Start a session called ``title``, no question asked yet. AccessDeniedError unless an instructor."""
+        if not isinstance(title, str) or not title.strip():
+            raise ValueError(f"title must be a non-empty str, got {title!r}")
+        when = to_ms(require_aware(at, "at"))
+        with self._transaction() as connection:
+            row = connection.execute(
+                f"INSERT INTO {SCHEMA}.live_session (title, started_at) VALUES (%s, %s) "
+                "RETURNING id".encode(),
+                (title, when),
+            ).fetchone()
+        assert row is not None
+        return self._require(int(row[0]))
+
+    def ask(self, session: int, item_id: str, at: datetime, layout: str = "") -> LiveState:
+        """Ask ``item_id`` as the session's next question (the one before is closed to answers)."""
+        if not isinstance(item_id, str) or not item_id:
+            raise ValueError(f"item_id must be a non-empty str, got {item_id!r}")
+        self._update(
+            session,
+            "position = position + 1, item_id = %s, layout = %s, asked_at = %s, revealed_at = NULL",
+            (item_id, layout, to_ms(require_aware(at, "at"))),
+        )
+        return self._require(session)
+
+    def reveal(self, session: int, at: datetime) -> LiveState:
+        """Close the question asked now to answers: its answer may be shown."""
+        self._update(session, "revealed_at = COALESCE(revealed_at, %s)", (to_ms(require_aware(at, "at")),))
+        return self._require(session)
+
+    def end(self, session: int, at: datetime) -> LiveState:
+        """End the session: nothing more is asked or answered."""
+        self._update(session, "ended_at = COALESCE(ended_at, %s)", (to_ms(require_aware(at, "at")),))
+        return self._require(session)
+
+    def _update(self, session: int, assignments: str, parameters: tuple[object, ...]) -> None:
+        with self._transaction() as connection:
+            cursor = connection.execute(
+                f"UPDATE {SCHEMA}.live_session SET {assignments} WHERE id = %s AND ended_at IS NULL "
+                "AND instructor = current_user::text".encode(),
+                (*parameters, session),
+            )
+            if cursor.rowcount == 1:
+                return
+            state = self._state(connection, session)
+        if state is None:
+            raise ValueError(f"no live session {session}")
+        if state.ended:
+            raise QuestionClosedError(self.location, session, state.position)
+        raise AccessDeniedError(self.location, f"live session {session} is run by {state.instructor}")
+
+    def answers(self, session: int, position: int) -> LiveAnswers:
+        """The answers to question ``position`` of ``session`` (an instructor sees the class's; a learner
+        their own)."""
+        with self._transaction() as connection:
+            rows = connection.execute(
+                f"SELECT answer FROM {SCHEMA}.live_answer WHERE session_id = %s AND position = %s "
+                "ORDER BY answered_at, learner".encode(),
+                (session, position),
+            ).fetchall()
+        return _tally(str(answer) for (answer,) in rows)
+
+    def results(self, session: int) -> list[tuple[int, str, LiveAnswers]]:
+        """Every question the session asked, in order: (position, item id, its answers). A question nobody
+        answered is not listed."""
+        with self._transaction() as connection:
+            rows = connection.execute(
+                f"SELECT position, item_id, answer FROM {SCHEMA}.live_answer WHERE session_id = %s "
+                "ORDER BY position, answered_at, learner".encode(),
+                (session,),
+            ).fetchall()
+        grouped: dict[tuple[int, str], list[str]] = {}
+        for position, item_id, answer in rows:
+            grouped.setdefault((int(position), str(item_id)), []).append(str(answer))
+        return [(position, item_id, _tally(given)) for (position, item_id), given in grouped.items()]
+
+    # -- everyone ----------------------------------------------------------------------------------------
+    def state(self, session: int | None = None) -> LiveState | None:
+        """Session ``session``, or (None) the most recently started session not ended; None if there is
+        none."""
+        with self._transaction() as connection:
+            if session is not None:
+                return self._state(connection, session)
+            row = connection.execute(
+                f"{_STATE} WHERE ended_at IS NULL ORDER BY started_at DESC, id DESC LIMIT 1".encode()
+            ).fetchone()
+        return None if row is None else _live_state(row)
+
+    def _require(self, session: int) -> LiveState:
+        state = self.state(session)
+        assert state is not None
+        return state
+
+    @staticmethod
+    def _state(connection: psycopg.Connection[Any], session: int) -> LiveState | None:
+        row = connection.execute(f"{_STATE} WHERE id = %s".encode(), (session,)).fetchone()
+        return None if row is None else _live_state(row)
+
+    # -- a learner ---------------------------------------------------------------------------------------
+    def answer(self, state: LiveState, answer: str, at: datetime) -> None:
+        """Give (or change) this learner's answer to the question ``state`` shows. QuestionClosedError when
+        that question no longer takes answers (the server refuses it too)."""
+        if not isinstance(answer, str) or not answer or len(answer) > 200:
+            raise ValueError(f"answer must be a str of 1 to 200 characters, got {answer!r}")
+        if state.item_id is None:
+            raise ValueError(f"live session {state.session} has asked no question yet")
+        when = to_ms(require_aware(at, "at"))
+        with self._transaction() as connection:
+            now = self._state(connection, state.session)
+            if now is None or not now.open or (now.position, now.item_id) != (state.position, state.item_id):
+                raise QuestionClosedError(self.location, state.session, state.position)
+            connection.execute(
+                f"INSERT INTO {SCHEMA}.live_answer (session_id, position, item_id, answer, answered_at) "
+                "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (session_id, position, learner) "
+                "DO UPDATE SET answer = EXCLUDED.answer, answered_at = EXCLUDED.answered_at".encode(),
+                (state.session, state.position, state.item_id, answer, when),
+            )
+
+    def my_answer(self, session: int, position: int) -> str | None:
+        """This learner's answer to question ``position`` of ``session``, if any."""
+        with self._transaction() as connection:
+            row = connection.execute(
+                f"SELECT answer FROM {SCHEMA}.live_answer WHERE session_id = %s AND position = %s "
+                "AND learner = current_user::text".encode(),
+                (session, position),
+            ).fetchone()
+        return None if row is None else str(row[0])
+
+
+def _tally(answers: Iterable[str]) -> LiveAnswers:
+    counts = Counter(answers)  # in the order first given
+    return LiveAnswers(dict(sorted(counts.items(), key=lambda pair: -pair[1])))  # stable: ties keep it
+
+
+def _live_state(row: tuple[Any, ...]) -> LiveState:
+    session, instructor, title, position, item_id, layout, revealed, ended, started = row
+    return LiveState(
+        int(session),
+        str(instructor),
+        str(title),
+        int(position),
+        None if item_id is None else str(item_id),
+        str(layout),
+        bool(revealed),
+        bool(ended),
+        from_ms(int(started)),
+    )

@@ -1,0 +1,245 @@
+"""The live class review's widgets against the real PostgreSQL of the ``postgres_server`` fixture: the
+instructor's projector (`live_projector`) and three learners' widgets (`live`), each on its own connection as
+its own role, as in a class on a JupyterHub; then the instructor's class report widget. The server is stopped
+and started again under a learner's answer: the answer is kept and sent when the server is back."""
+
+from __future__ import annotations
+
+import contextlib
+import random
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+import pytest
+from postgres_server import PostgresServer, learner_password, require_postgres
+
+from course import load_bank
+from course.class_session import section_link
+from course.live import live_questions
+from course.widgets import (
+    NO_CLASS_DB,
+    ClassReportWidget,
+    LiveAnswerWidget,
+    LiveProjectorWidget,
+    class_report_view,
+    live,
+    live_projector,
+)
+from course.widgets._texts import html_text
+
+postgres = pytest.importorskip("scheduler.postgres")
+
+T0 = datetime(2026, 3, 2, 9, tzinfo=timezone.utc)
+LEARNERS = ("ana", "ben", "cy")
+BANK = load_bank()
+
+
+class Ticking:
+    """A clock that moves a second each time it is read."""
+
+    def __init__(self) -> None:
+        self.now = T0
+
+    def __call__(self) -> datetime:
+        self.now += timedelta(seconds=1)
+        return self.now
+
+
+def make_class(server: PostgresServer) -> dict[str, str]:
+    name = server.create_database()
+    admin = server.admin_url(name)
+    postgres.install(admin)
+    for learner in LEARNERS:
+        postgres.add_learner(admin, learner, password=learner_password(learner))
+    postgres.add_instructor(admin, "teacher", password=learner_password("teacher"))
+    return {role: server.learner_url(name, role) for role in (*LEARNERS, "teacher")}
+
+
+@pytest.fixture
+def urls(postgres_server: PostgresServer, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    monkeypatch.delenv("COURSE_DB", raising=False)
+    return make_class(postgres_server)
+
+
+def projector(url: str, lessons: tuple[str, ...] = ("01",)) -> LiveProjectorWidget:
+    questions = live_questions(BANK, lessons)
+    room = postgres.LiveRoom.open(url)
+    return LiveProjectorWidget(
+        questions, lessons, room=room, clock=Ticking(), rng=random.Random(3), every=None, bank=BANK
+    )
+
+
+def learner(url: str) -> LiveAnswerWidget:
+    return LiveAnswerWidget(room=postgres.LiveRoom.open(url), clock=Ticking(), every=None, bank=BANK)
+
+
+def text(widget: Any) -> str:
+    return html_text(widget.value)
+
+
+def test_without_a_class_database_the_widgets_say_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("COURSE_DB", raising=False)
+    widget = live()
+    assert (widget.poller, text(widget.prompt)) == (None, NO_CLASS_DB)
+    screen = live_projector("01")
+    assert screen.start_button.disabled and text(screen.prompt) == NO_CLASS_DB
+    screen.start()  # does nothing
+    assert screen.state is None
+    report = class_report_view()
+    assert report.refresh_button.disabled and text(report.body) == NO_CLASS_DB
+
+
+def test_a_live_session_with_three_learners(urls: dict[str, str]) -> None:
+    screen = projector(urls["teacher"])
+    learners = {name: learner(urls[name]) for name in LEARNERS}
+    assert text(learners["ana"].prompt) == "Waiting for your instructor to start a live session…"
+    screen.start()
+    first = screen.presentation
+    assert first is not None and first.question.kind == "choice"
+    assert text(screen.tally) == "0 answered"
+    for widget in learners.values():
+        widget.refresh()
+        assert widget.presentation == first  # the projector's order and labels, for everyone
+        assert text(widget.header).endswith("Question 1")
+    right, wrong = first.right_position, (first.right_position + 1) % len(first.order)
+    learners["ana"].answer_choice(wrong)
+    learners["ana"].answer_choice(right)  # changed her mind before the reveal
+    learners["ben"].answer_choice(right)
+    learners["cy"].answer_choice(wrong)
+    assert text(learners["ana"].notice) == (
+        f"Sent: {first.right_label}. You can change it until the answer is revealed."
+    )
+    assert learners["ana"].option_buttons[right].button_style == "info"
+    screen.refresh()
+    assert text(screen.tally) == "3 answered"
+    counts = {label: n for label, n in zip(first.labels, _bar_counts(screen), strict=False)}
+    assert counts[first.right_label] == 2 and counts[first.label(wrong)] == 1
+    assert "✓" not in screen.bars.value  # not revealed yet
+    screen.reveal()
+    assert f"Answer: {first.right_label}." in text(screen.answer)
+    assert "✓" in screen.bars.value
+    for name, widget in learners.items():
+        widget.refresh()
+        said = text(widget.feedback)
+        if name == "cy":
+            assert said.startswith(f"✗ You answered {first.label(wrong)}; the answer is {first.right_label}.")
+        else:
+            assert said.startswith(f"✓ Right: {first.right_label}.")
+    learners["cy"].answer_choice(right)  # too late: nothing is sent
+    assert learners["cy"].mine == str(first.order[wrong])
+    # the rest of the session: every question answered by ana only (numbers typed where asked)
+    while screen.index + 1 < len(screen.questions):
+        screen.next()
+        widget = learners["ana"]
+        widget.refresh()
+        question = widget.question
+        assert question is not None and question.id == screen.questions[screen.index].id
+        if question.kind == "numeric":
+            assert widget.number_input is not None
+            widget.number_input.value = str(question.answer)
+            widget.answer_number()
+        else:
+            assert widget.presentation is not None
+            widget.answer_choice(widget.presentation.right_position)
+    screen.next()  # past the last question: the end
+    assert screen.state.ended
+    summary = text(screen.answer)
+    assert summary.startswith("Most missed first")
+    assert "33%" in summary  # cy missed the first question: 1 of 3
+    for widget in learners.values():
+        widget.refresh()
+    assert text(learners["cy"].prompt).startswith(
+        "The live session has ended. You answered 1 question, 0 right."
+    )
+    asked = len(screen.questions)
+    assert text(learners["ana"].prompt).startswith(
+        f"The live session has ended. You answered {asked} questions, {asked} right."
+    )
+    # live answers stay out of every schedule
+    for name in LEARNERS:
+        with postgres.PostgresStore.open(urls[name]) as store:
+            assert store.reviews() == []
+
+
+def _bar_counts(screen: LiveProjectorWidget) -> list[int]:
+    import re
+
+    return [int(n) for n in re.findall(r'course-live-count">(\d+)<', screen.bars.value)]
+
+
+def test_the_server_goes_away_under_an_answer(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("COURSE_DB", raising=False)
+    server = PostgresServer(require_postgres())
+    try:
+        server.start()
+        urls = make_class(server)
+        screen = projector(urls["teacher"])
+        ana = learner(urls["ana"])
+        screen.start()
+        ana.refresh()
+        presentation = ana.presentation
+        assert presentation is not None
+        server.stop()
+        ana.answer_choice(presentation.right_position)
+        assert ana.pending == str(presentation.question.correct_option)
+        assert text(ana.notice).startswith("Not sent yet: the class database cannot be reached")
+        assert text(ana.notice).endswith(
+            f"Your answer {presentation.right_label} is kept here and sent as soon as it is back."
+        )
+        ana.refresh()  # still down: kept, and said
+        assert ana.pending is not None
+        assert text(ana.notice).startswith("The class database cannot be reached")
+        server.start()
+        ana.refresh()
+        assert vars(ana)["pending"] is None  # sent (read through vars: mypy narrowed it to str above)
+        assert ana.mine == str(presentation.question.correct_option)
+        assert text(ana.notice) == (
+            f"Sent: {presentation.right_label} (kept while the class database was unreachable)."
+        )
+        screen.refresh()
+        assert text(screen.tally) == "1 answered"
+        # kept answers to a question closed meanwhile are not counted, and the learner is told
+        server.stop()
+        screen_state = screen.state
+        ana.answer_choice(0)
+        server.start()
+        screen.reveal()
+        ana.refresh()
+        assert text(ana.notice).startswith(f"Your answer {presentation.label(0)} could not be counted")
+        assert screen.state.session == screen_state.session
+    finally:
+        with contextlib.suppress(RuntimeError):  # already stopped
+            server.stop()
+        server.remove()
+
+
+def test_the_class_report_widget_shows_every_learner(urls: dict[str, str]) -> None:
+    question = BANK.questions("01")[0]
+    for name, rating in zip(LEARNERS, (1, 3, 3), strict=True):
+        with postgres.PostgresStore.open(urls[name]) as store:
+            store.enroll("01", T0)
+            store.record(question.id, rating, T0 + timedelta(minutes=5))
+    widget = ClassReportWidget(
+        read=lambda: postgres.class_records(urls["teacher"]),
+        clock=lambda: T0 + timedelta(hours=1),
+        tz=timezone.utc,
+        bank=BANK,
+    )
+    assert widget.report is not None and widget.report.learners == 3
+    body = text(widget.body)
+    assert body.startswith("3 learners answered; the class's true retention: not yet (no reviews).")
+    assert [(row.question_id, row.learners, row.answers, row.misses) for row in widget.report.questions] == [
+        (question.id, 3, 3, 1)
+    ]
+    assert (
+        "Due in the next 7 days (overdue counted today): today Tue 03 Wed 04 Thu 05 Fri 06 Sat 07 Sun 08 "
+        in body
+    )
+    assert "33% 01 Similarity and softmax 3 3 " in body
+    assert body.endswith("Nothing to revisit: no question was missed in 50% or more of its answers.")
+    assert f'href="{section_link(question.lesson, question.section)}"' in widget.body.value
+    assert text(widget.status) == "Class report read at 10:00: 3 learners."
+    with postgres.PostgresStore.open(urls["ana"]) as store:
+        store.record(BANK.questions("01")[1].id, 3, T0 + timedelta(minutes=6))
+    widget.refresh()
+    assert widget.report.questions[0].learners == 3 and len(widget.report.questions) == 2
