@@ -225,9 +225,25 @@ def translated(where: str, lock_timeout_ms: int = 0, opened: bool = False) -> It
         raise error from exc
 
 
-def connect(url: str, where: str, *, connect_timeout_s: int = 10) -> psycopg.Connection[Any]:
+CONNECT_TIMEOUT_S = 10  # how long to wait for the server unless the URL or $PGCONNECT_TIMEOUT says
+
+
+def connect_options(url: str, environ: Mapping[str, str] = os.environ) -> dict[str, Any]:
+    """The options `connect` adds to ``url``: autocommit, and a connect timeout unless the URL
+    (``connect_timeout=``) or ``$PGCONNECT_TIMEOUT`` sets one (an explicit option would override both)."""
+    options: dict[str, Any] = {"autocommit": True}
+    try:
+        named = "connect_timeout" in conninfo_to_dict(url)
+    except psycopg.ProgrammingError:
+        named = False  # unreadable: psycopg.connect says why
+    if not named and not environ.get("PGCONNECT_TIMEOUT"):
+        options["connect_timeout"] = CONNECT_TIMEOUT_S
+    return options
+
+
+def connect(url: str, where: str) -> psycopg.Connection[Any]:
     with translated(where):
-        return psycopg.connect(url, autocommit=True, connect_timeout=connect_timeout_s)
+        return psycopg.connect(url, **connect_options(url))
 
 
 def _card_row(card: CardState, due: int, log_seq: int) -> tuple[object, ...]:

@@ -170,3 +170,12 @@ def test_the_lock_timeout_is_no_session_state(klass: Class) -> None:
         connection = store._connection  # what the store's own connection carries
         assert connection is not None
         assert connection.execute("SHOW lock_timeout").fetchone() == ("0",)
+
+
+def test_the_connect_timeout_is_the_urls_or_the_environments_else_ten_seconds() -> None:
+    from scheduler._postgres import connect_options
+
+    url = "postgresql://ana@db.example/course"
+    assert connect_options(url, {}) == {"autocommit": True, "connect_timeout": 10}
+    assert connect_options(url, {"PGCONNECT_TIMEOUT": "5"}) == {"autocommit": True}  # libpq reads it
+    assert connect_options(url + "?connect_timeout=3", {}) == {"autocommit": True}
