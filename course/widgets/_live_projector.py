@@ -43,7 +43,8 @@ from scheduler import StoreError
 __all__ = ["LiveProjectorWidget", "live_projector"]
 
 _BARS = """<style>
-.course-live-row { display: flex; align-items: center; gap: 0.5em; margin: 0.15em 0; }
+.course-live-row { display: flex; align-items: center; gap: 0.5em; margin: 0.15em 0; font-size: 24px; }
+.course-live-tally p, .course-live-answer p { font-size: 24px; }
 .course-live-text { flex: 1 1 60%; }
 .course-live-bar { flex: 0 0 30%; background: #eee; height: 0.9em; border: 1px solid #000; }
 .course-live-bar > span { display: block; height: 100%; background: #2166ac; }
@@ -108,8 +109,10 @@ class LiveProjectorWidget:
         self.prompt = widgets.HTMLMath()
         self.prompt.add_class("course-class-prompt")
         self.tally = widgets.HTML()
+        self.tally.add_class("course-live-tally")
         self.bars = widgets.HTMLMath()
         self.answer = widgets.HTMLMath()
+        self.answer.add_class("course-live-answer")
         self.notice = widgets.HTML()
         self.status = widgets.HTML()
         self.status.add_class(STATUS_CLASS)
