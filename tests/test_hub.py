@@ -27,7 +27,7 @@ from browser import chromium
 from browser import notebook as nb
 from hub_server import PASSWORD, HubServer, require_hub, write_notebook
 from postgres_server import PostgresServer, learner_password
-from test_browser import answer_right, keep_screenshot, require_browser, right_option_name
+from test_browser import answer_right, keep_screenshot, no_violations, require_browser, right_option_name
 
 from course import Question, load_bank
 from course.class_report import class_report
@@ -198,6 +198,8 @@ def test_three_learners_on_a_hub_quiz_join_a_live_review_and_show_in_the_class_r
             lives[name].get_by_text(f"✓ Right: {labels[name]}.").first.wait_for(timeout=30_000)
             keep_screenshot(pages[name], f"{name}-live-revealed")
         keep_screenshot(pages[INSTRUCTOR], "projector-revealed")
+        no_violations(pages["ana"], ".jp-OutputArea-output")  # her quiz and live widgets, answered
+        no_violations(pages[INSTRUCTOR], ".jp-OutputArea-output")  # the projector and the class report
         report = pages[INSTRUCTOR].locator(".jp-OutputArea-output", has_text="Class report")
         report.get_by_role("button", name="Refresh", exact=True).click()
         report.get_by_text("3 learners answered").first.wait_for(timeout=30_000)
