@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import random
+import re
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from urllib.parse import quote
@@ -100,7 +101,7 @@ def test_an_instructor_saves_nothing_and_a_missing_course_is_reported(
 def test_the_widgets_open_the_class_database_that_course_db_names(
     server: tuple[PostgresServer, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from course.widgets._store_source import StoreSource
+    from course.store_source import StoreSource
 
     cluster, database = server
     monkeypatch.setenv("COURSE_DB", cluster.learner_url(database, "cy"))
@@ -110,3 +111,89 @@ def test_the_widgets_open_the_class_database_that_course_db_names(
         assert store.location == f"postgresql://cy@/{database}?host={cluster.folder}"
         assert [review.item_id for review in store.reviews()] == [DOT]
     assert source.held is None
+
+
+class StopsTheServer(io.StringIO):
+    """The learner's input; the server stops before line `stop_at` is read, and starts again before
+    `start_at`."""
+
+    def __init__(self, text: str, server: PostgresServer, stop_at: int, start_at: int) -> None:
+        super().__init__(text)
+        self.server, self.stop_at, self.start_at, self.read = server, stop_at, start_at, 0
+
+    def readline(self, size: int | None = -1) -> str:  # type: ignore[override]
+        self.read += 1
+        if self.read == self.stop_at:
+            self.server.stop()
+        if self.read == self.start_at:
+            self.server.start()
+        return super().readline(size)
+
+
+def test_a_review_keeps_answers_while_the_server_is_down_and_sends_them_next_time(
+    server: tuple[PostgresServer, str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    cluster, database = server
+    monkeypatch.setenv("COURSE_OUTBOX", str(tmp_path / "outbox"))
+    url = cluster.learner_url(database, "cy")
+    stdin = StopsTheServer("1\n1\nq\n", cluster, stop_at=2, start_at=99)
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        status = main(
+            ["review", "--db", url, "--now", NOW], stdin=stdin, stdout=out, stderr=err, rng=random.Random(0)
+        )
+    finally:
+        cluster.start()
+    said = out.getvalue()
+    assert status == 0 and err.getvalue() == ""
+    assert "Saved: Again. Next review in 1d." in said  # the first answer, before the server stopped
+    kept = re.search(
+        r"^Kept on this computer: the class database cannot be reached \((.+)\)\. It is sent when "
+        r"the database is back; nothing is lost\.$",
+        said,
+        re.MULTILINE,
+    )
+    assert kept is not None, said  # why: as libpq says it (the server was shut down under the connection)
+    assert said.endswith(
+        "Stopped (you typed q): 2 answers saved.\n1 answer waits on this computer to be sent to the class "
+        "database: it is sent as soon as the database can be reached (your next answer or session).\n"
+    )
+    with postgres.PostgresStore.open(url) as store:
+        assert [r.item_id for r in store.reviews()] == [DOT, DOT]  # the kept one is not there yet
+    status, said, err = course("review", "--db", url, "--now", NOW, stdin="q\n")  # the next session
+    assert (status, err) == (0, "")
+    assert said.startswith("1 answer kept while the class database was unreachable was sent.\n")
+    with postgres.PostgresStore.open(url) as store:
+        assert [(r.item_id, r.rating) for r in store.reviews()] == [
+            (DOT, Rating.GOOD),
+            (DOT, Rating.AGAIN),
+            ("01-weighted-average-shape", Rating.AGAIN),
+        ]
+
+
+def test_practice_keeps_answers_while_the_server_is_down(
+    server: tuple[PostgresServer, str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    cluster, database = server
+    monkeypatch.setenv("COURSE_OUTBOX", str(tmp_path / "outbox"))
+    url = cluster.learner_url(database, "cy")
+    out, err = io.StringIO(), io.StringIO()
+    stdin = StopsTheServer("1\n1\nq\n", cluster, stop_at=2, start_at=3)  # back at the third prompt
+    try:
+        status = main(["cram", "01", "--db", url], stdin=stdin, stdout=out, stderr=err, rng=random.Random(0))
+    finally:
+        if stdin.read < 3:
+            cluster.start()
+    said = out.getvalue()
+    assert (status, err.getvalue()) == (0, "")
+    assert said.count("Logged as practice: Again.") == 1  # the first; the second was kept
+    assert "Kept on this computer: the class database cannot be reached (" in said
+    assert said.endswith(  # sent with the next answer or session, not while the learner reads a prompt
+        "Stopped (you typed q): 2 practice answers logged.\n1 answer waits on this computer to be sent to "
+        "the class database: it is sent as soon as the database can be reached (your next answer or "
+        "session).\n"
+    )
+    status, said, err = course("cram", "01", "--db", url, stdin="q\n")
+    assert said.startswith("1 answer kept while the class database was unreachable was sent.\n")
+    with postgres.PostgresStore.open(url) as store:
+        assert [r.item_id for r in store.cram_reviews()] == [DOT, "01-weighted-average-shape"]

@@ -18,11 +18,11 @@ from store_helpers import pin_steps, steps_memory
 
 from course.bank import Bank, Option, Question, load_bank
 from course.lessons import QUIZ_LESSONS
+from course.store_source import StoreSource
 from course.widgets import NO_PROGRESS, QuizWidget, ReviewWidget, quiz, review, to_html
 from course.widgets._chrome import CHROME, STALE_TEXT
 from course.widgets._panel import QuestionPanel
 from course.widgets._render import plain_text
-from course.widgets._store_source import StoreSource
 from course.widgets._texts import RIGHT_HINT
 from scheduler import Limits, Rating, Store
 

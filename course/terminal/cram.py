@@ -17,7 +17,15 @@ from course.ratings import NAMES
 from course.terminal.asking import ask
 from course.terminal.console import Console, Quit
 from course.terminal.exits import EXIT_OK, EXIT_USAGE
-from course.terminal.session import NotSaved, elapsed_ms, heading, lessons_named, rating_or_kept, stopped
+from course.terminal.session import (
+    Keeper,
+    NotSaved,
+    elapsed_ms,
+    heading,
+    lessons_named,
+    rating_or_kept,
+    stopped,
+)
 from scheduler import CramSession, Storage, StoreError
 
 __all__ = ["cram"]
@@ -38,12 +46,15 @@ def cram(
     if lessons is None:
         return EXIT_USAGE
     items = [item for item in bank.items() if item.deck in lessons]
+    keeper = Keeper(store, create=True)  # on a class database: keeps what the server cannot take
+    for note in keeper.notes():  # answers an earlier session kept, sent now
+        console.say(note)
     store.check_writable()  # before the first question, not after its answer
     console.say(
         f"Practice of {lessons_named(lessons)}: {plural(len(items), 'question')}. Practice answers are "
         "logged apart and do not change your review schedule. Type q at any prompt to stop."
     )
-    session = CramSession(store, items)
+    session = CramSession(keeper.store, items)
     answered = 0
     try:
         while (item := session.next()) is not None:
@@ -57,13 +68,18 @@ def cram(
             except StoreError as problem:
                 raise NotSaved(problem, plural(answered, "practice answer") + " logged") from problem
             answered += 1
-            console.say(f"Logged as practice: {NAMES[rating]}.")
+            for note in keeper.notes():  # kept answers sent first; this one kept
+                console.say(note)
+            if not keeper.kept:
+                console.say(f"Logged as practice: {NAMES[rating]}.")
             if stop is not None:
                 raise stop
     except Quit as stop:
-        return stopped(console, stop, plural(answered, "practice answer") + " logged")
+        return stopped(console, stop, plural(answered, "practice answer") + " logged", keeper.waiting())
     console.say()
     console.say(f"Practice over: {plural(answered, 'practice answer')} logged; your schedule is unchanged.")
+    if waiting := keeper.waiting():
+        console.say(waiting)
     return EXIT_OK
 
 

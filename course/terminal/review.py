@@ -13,7 +13,15 @@ from course.ratings import NAMES
 from course.terminal.asking import ask
 from course.terminal.console import Console, Quit
 from course.terminal.exits import EXIT_OK
-from course.terminal.session import NotSaved, elapsed_ms, heading, lessons_named, rating_or_kept, stopped
+from course.terminal.session import (
+    Keeper,
+    NotSaved,
+    elapsed_ms,
+    heading,
+    lessons_named,
+    rating_or_kept,
+    stopped,
+)
 from scheduler import ASKED_AGAIN_WITHIN, Item, Limits, Rating, Session, Storage, StoreError
 
 __all__ = ["WELCOME", "review"]
@@ -42,6 +50,10 @@ def review(
         )
         return EXIT_OK
     start = clock()
+    keeper = Keeper(store, create=False)
+    for note in keeper.notes():  # answers an earlier session kept, sent now
+        console.say(note)
+    store = keeper.store  # on a class database: keeps what the server cannot take
     session = Session(store, items, start, tz, limits)
     if not session.remaining:
         console.say(_whats_next(store, items, start, tz, limits, answered=False))
@@ -61,7 +73,7 @@ def review(
                     f"[{answered + 1}/{answered + session.remaining}] {heading(bank[item.id])}, "
                     f"{'new' if card is None else card.state}"
                 )
-                stop = _review_one(console, session, item, bank[item.id], clock, rng, answered)
+                stop = _review_one(console, session, item, bank[item.id], clock, rng, answered, keeper)
                 answered += 1
                 if stop is not None:
                     raise stop
@@ -70,10 +82,12 @@ def review(
                 console.say()
                 console.say(due_again(session.remaining))
     except Quit as stop:
-        return stopped(console, stop, plural(answered, "answer") + " saved")
+        return stopped(console, stop, plural(answered, "answer") + " saved", keeper.waiting())
     after = _whats_next(store, items, clock(), tz, limits, answered=True)
     console.say()
     console.say(f"Session over: {plural(answered, 'answer')} saved. {after}")
+    if waiting := keeper.waiting():
+        console.say(waiting)
     return EXIT_OK
 
 
@@ -93,6 +107,7 @@ def _review_one(
     clock: Callable[[], datetime],
     rng: random.Random,
     answered: int,
+    keeper: Keeper,
 ) -> Quit | None:
     """Ask `question` and save the answer (`answered`: how many were saved before). Returns the learner's
     stop when they stopped where the answer was already known (a right answer counted as Good): it is saved,
@@ -108,6 +123,10 @@ def _review_one(
         saved = session.answer(item, rating, at, elapsed_ms(began))
     except StoreError as problem:
         raise NotSaved(problem, plural(answered, "answer") + " saved") from problem
+    for note in keeper.notes():  # kept answers sent first; this one kept
+        console.say(note)
+    if keeper.kept:
+        return stop
     if saved.due - at <= ASKED_AGAIN_WITHIN:
         console.say(f"Saved: {NAMES[rating]}. It comes back before this session ends.")
     else:

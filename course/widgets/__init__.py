@@ -10,8 +10,8 @@ order each time a question is shown, drawn from the `rng` given (a `random.Rando
 
 The progress database is held open only while a session runs, from the session's first use of it to its
 summary (a review: from its start; practice: from its first answer; a quiz, whose session is one answer: for
-each read or write), never while the kernel idles after a summary; `_store_source.StoreSource` is the one
-place that opens and closes it.
+each read or write), never while the kernel idles after a summary; `course.store_source.StoreSource` is the
+one place that opens and closes it.
 """
 
 from __future__ import annotations

@@ -14,14 +14,14 @@ from typing import Any
 import ipywidgets as widgets
 
 from course.bank import Bank, Question, load_bank
+from course.keeping import KeepingStore
 from course.lessons import lesson_id, lesson_title
 from course.outbox import kept_note
 from course.ratings import MEANINGS, NAMES
+from course.store_source import StoreLike, StoreSource
 from course.widgets._chrome import view_bundle
 from course.widgets._clock import Clock
-from course.widgets._keeping import KeepingStore
 from course.widgets._panel import QuestionPanel
-from course.widgets._store_source import StoreLike, StoreSource
 from scheduler import CramSession, Item, Rating
 
 __all__ = ["PRACTICE_NOTE", "CramWidget", "cram"]

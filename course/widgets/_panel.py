@@ -36,10 +36,10 @@ from course.presenting import (
     present,
 )
 from course.progress import local_tz
+from course.store_source import PROBLEMS, StoreSource
 from course.widgets._chrome import CHROME, OPTION_CLASS, ROOT_CLASS, STATUS_CLASS, SUMMARY_CLASS, focus
 from course.widgets._clock import Clock, duration_ms, read_clock, real_clock
 from course.widgets._render import plain_text, to_html
-from course.widgets._store_source import PROBLEMS, StoreSource
 from course.widgets._texts import (
     RECALL_HINT,
     RIGHT_HINT,

@@ -12,10 +12,10 @@ from course.bank import Question, load_bank
 from course.lessons import lesson_id, lesson_title
 from course.outbox import Kept, kept_note
 from course.ratings import NAMES
+from course.store_source import PROBLEMS, StoreLike, StoreSource
 from course.widgets._chrome import view_bundle
 from course.widgets._clock import Clock
 from course.widgets._panel import QuestionPanel
-from course.widgets._store_source import PROBLEMS, StoreLike, StoreSource
 from course.widgets._texts import error_html, when
 from scheduler import LogEntry, Rating, StoreUnavailableError, format_interval
 

@@ -10,15 +10,15 @@ from typing import Any
 import ipywidgets as widgets
 
 from course.bank import Bank, Question, load_bank
+from course.keeping import KeepingStore
 from course.lessons import lesson_title
 from course.outbox import kept_note, sent_note
 from course.outlook import Outlook, due_again, next_steps, outlook
 from course.ratings import NAMES
+from course.store_source import PROBLEMS, StoreLike, StoreSource
 from course.widgets._chrome import view_bundle
 from course.widgets._clock import Clock
-from course.widgets._keeping import KeepingStore
 from course.widgets._panel import QuestionPanel
-from course.widgets._store_source import PROBLEMS, StoreLike, StoreSource
 from course.widgets._texts import error_html, when
 from scheduler import (
     ASKED_AGAIN_WITHIN,

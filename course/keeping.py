@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Any, cast
 
 from course.outbox import Kept
-from course.widgets._store_source import StoreSource
+from course.store_source import StoreSource
 from scheduler import CardState, LogEntry, Rating, Review, Storage, StoreUnavailableError
 
 __all__ = ["KeepingStore"]

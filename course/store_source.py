@@ -1,4 +1,4 @@
-"""Where a widget's progress database is, and how long the widget keeps it open.
+"""Where a widget's (or a terminal session's) progress database is, and how long the widget keeps it open.
 
 One policy for the three widgets, implemented here only (`StoreSource.hold`, `StoreSource.release`, and
 `StoreSource.lease` for a session of one step): a widget holds the database open only while one of its
