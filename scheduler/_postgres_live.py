@@ -167,11 +167,17 @@ class LiveRoom:
 
     # -- the instructor ----------------------------------------------------------------------------------
     def start(self, title: str, at: datetime) -> LiveState:
-        """Start a session called ``title``, no question asked yet. AccessDeniedError unless an instructor."""
+        """Start a session called ``title``, no question asked yet; this instructor's sessions still running
+        (a projector whose kernel was restarted) end now. AccessDeniedError unless an instructor."""
         if not isinstance(title, str) or not title.strip():
             raise ValueError(f"title must be a non-empty str, got {title!r}")
         when = to_ms(require_aware(at, "at"))
         with self._transaction() as connection:
+            connection.execute(
+                f"UPDATE {SCHEMA}.live_session SET ended_at = %s WHERE instructor = current_user::text "
+                "AND ended_at IS NULL".encode(),
+                (when,),
+            )
             row = connection.execute(
                 f"INSERT INTO {SCHEMA}.live_session (title, started_at) VALUES (%s, %s) "
                 "RETURNING id".encode(),

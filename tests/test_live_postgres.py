@@ -92,6 +92,18 @@ def test_counts_are_ordered_most_given_first(klass: Class) -> None:
         assert teacher.answers(state.session, 1).counts == {"0": 2, "1": 1}
 
 
+def test_an_instructor_starting_again_ends_their_session_still_running(klass: Class) -> None:
+    with klass.room("teacher") as teacher, klass.room("other_teacher") as other, klass.room("ana") as ana:
+        theirs = other.start("theirs", T0)
+        lost = teacher.ask(teacher.start("before a kernel restart", T0).session, "q", T0)
+        again = teacher.start("after it", T0 + timedelta(minutes=3))
+        assert teacher.state(lost.session).ended and not again.ended
+        assert not other.state(theirs.session).ended  # another instructor's session goes on
+        assert ana.state() == again
+        with pytest.raises(postgres.QuestionClosedError):
+            ana.answer(lost, "0", T0 + timedelta(minutes=4))
+
+
 def test_learners_see_the_latest_open_session(klass: Class) -> None:
     with klass.room("teacher") as teacher, klass.room("other_teacher") as other, klass.room("cy") as cy:
         first = teacher.start("morning", T0)
