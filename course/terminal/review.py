@@ -113,12 +113,14 @@ def _review_one(
     stop when they stopped where the answer was already known (a right answer counted as Good): it is saved,
     and the caller stops after counting it."""
     began = time.monotonic()
+    answered_at: list[datetime] = []  # when the answer was given: the ratings' intervals and the save use it
 
     def intervals() -> dict[Rating, timedelta]:  # read only when the ratings are offered
-        return session.intervals(item, clock())
+        answered_at.append(clock())
+        return session.intervals(item, answered_at[0])
 
     rating, stop = rating_or_kept(lambda: ask(console, question, intervals, rng))
-    at = clock()
+    at = answered_at[0] if answered_at else clock()  # fuzz is drawn from the time: the label's is saved
     try:
         saved = session.answer(item, rating, at, elapsed_ms(began))
     except StoreError as problem:
