@@ -142,12 +142,12 @@ class Outbox:
         finally:
             os.close(fd)
 
-    def _read(self) -> tuple[list[Kept], bytes]:
-        """The answers in the file and its bytes up to the end of its last complete line."""
+    def _read(self) -> list[Kept]:
+        """The answers in the file's complete lines."""
         try:
             data = self.path.read_bytes()
         except FileNotFoundError:
-            return [], b""
+            return []
         whole = data[: data.rfind(b"\n") + 1]  # a torn last line (a crash mid-write) is left out
         kept = []
         for number, raw in enumerate(whole.split(b"\n")[:-1], start=1):
@@ -158,14 +158,14 @@ class Outbox:
             except (ValueError, UnicodeDecodeError) as err:
                 detail = "not UTF-8 text" if isinstance(err, UnicodeDecodeError) else str(err)
                 raise OutboxError(self.path, number, detail) from None
-        return kept, whole
+        return kept
 
     def pending(self) -> list[Kept]:
         """The answers waiting, oldest first. `OutboxError` for a malformed line, OSError if unreadable."""
         if not self.path.exists():
             return []
         with self._locked():
-            return self._read()[0]
+            return self._read()
 
     def keep(self, kept: Kept) -> None:
         """Append one answer: one line, flushed and synced before this returns. A torn last line left by a
@@ -188,7 +188,7 @@ class Outbox:
         if not self.path.exists():
             return 0
         with self._locked():
-            kept = self._read()[0]
+            kept = self._read()
             if not kept:
                 return 0
             decks: dict[str, datetime] = {}

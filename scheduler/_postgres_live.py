@@ -183,40 +183,42 @@ class LiveRoom:
                 "RETURNING id".encode(),
                 (title, when),
             ).fetchone()
-        assert row is not None
-        return self._require(int(row[0]))
+            assert row is not None
+            state = self._state(connection, int(row[0]))
+        assert state is not None
+        return state
 
     def ask(self, session: int, item_id: str, at: datetime, layout: str = "") -> LiveState:
         """Ask ``item_id`` as the session's next question (the one before is closed to answers)."""
         if not isinstance(item_id, str) or not item_id:
             raise ValueError(f"item_id must be a non-empty str, got {item_id!r}")
-        self._update(
+        return self._update(
             session,
             "position = position + 1, item_id = %s, layout = %s, asked_at = %s, revealed_at = NULL",
             (item_id, layout, to_ms(require_aware(at, "at"))),
         )
-        return self._require(session)
 
     def reveal(self, session: int, at: datetime) -> LiveState:
         """Close the question asked now to answers: its answer may be shown."""
-        self._update(session, "revealed_at = COALESCE(revealed_at, %s)", (to_ms(require_aware(at, "at")),))
-        return self._require(session)
+        return self._update(
+            session, "revealed_at = COALESCE(revealed_at, %s)", (to_ms(require_aware(at, "at")),)
+        )
 
     def end(self, session: int, at: datetime) -> LiveState:
         """End the session: nothing more is asked or answered."""
-        self._update(session, "ended_at = COALESCE(ended_at, %s)", (to_ms(require_aware(at, "at")),))
-        return self._require(session)
+        return self._update(session, "ended_at = COALESCE(ended_at, %s)", (to_ms(require_aware(at, "at")),))
 
-    def _update(self, session: int, assignments: str, parameters: tuple[object, ...]) -> None:
+    def _update(self, session: int, assignments: str, parameters: tuple[object, ...]) -> LiveState:
+        """Change the instructor's running `session`; it as changed, read in the same transaction."""
         with self._transaction() as connection:
             cursor = connection.execute(
                 f"UPDATE {SCHEMA}.live_session SET {assignments} WHERE id = %s AND ended_at IS NULL "
                 "AND instructor = current_user::text".encode(),
                 (*parameters, session),
             )
-            if cursor.rowcount == 1:
-                return
             state = self._state(connection, session)
+        if cursor.rowcount == 1 and state is not None:
+            return state
         if state is None:
             raise ValueError(f"no live session {session}")
         if state.ended:
@@ -259,11 +261,6 @@ class LiveRoom:
                 f"{_STATE} WHERE ended_at IS NULL ORDER BY started_at DESC, id DESC LIMIT 1".encode()
             ).fetchone()
         return None if row is None else _live_state(row)
-
-    def _require(self, session: int) -> LiveState:
-        state = self.state(session)
-        assert state is not None
-        return state
 
     @staticmethod
     def _state(connection: psycopg.Connection[Any], session: int) -> LiveState | None:

@@ -174,7 +174,7 @@ class LiveAnswerWidget:
                 self.ended.add(state.session)
                 if self.state is not None and self.state.position == state.position and not self.revealed:
                     self._reveal(state)
-                self._end(state)
+                self._end()
             return
         new = self.state is None or (self.state.session, self.state.position) != (
             state.session,
@@ -358,7 +358,7 @@ class LiveAnswerWidget:
         self.feedback.value = f"<p>{said}</p>{to_html(question.explanation)}<p><i>{see}</i></p>"
         self._announce(html_text(f"<p>{said}</p>"))
 
-    def _end(self, state: Any) -> None:
+    def _end(self) -> None:
         answered, right = len(self.verdicts), sum(self.verdicts.values())
         self.answer_area.children = ()
         self.prompt.value = (

@@ -313,7 +313,7 @@ class LiveProjectorWidget:
                 self.state.session, self.state.started_at, self.lessons, asked, self.bank, self._now()
             )
             self.prompt.value = f"<p><b>Live session {self.state.session} ended.</b></p>"
-            self.tally.value = self.bars.value = self.answer.value = ""
+            self.tally.value = self.bars.value = ""
             self.answer.value = (
                 summary_html(summary, self.bank) if summary.tallies else "<p>Nobody answered a question.</p>"
             )
