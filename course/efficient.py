@@ -113,15 +113,26 @@ def loglog_slope(ns: ArrayLike, costs: ArrayLike) -> float:
 
 def dense_attention(q: ArrayLike, k: ArrayLike, v: ArrayLike) -> Array:
     """softmax(q kᵀ / √d_k) v with the whole (n_q, n_k) score matrix in memory, computed in place (one matrix,
-    in the dtype of the inputs). q (n_q, d_k), k (n_k, d_k), v (n_k, d_v) -> (n_q, d_v)."""
+    in the floating dtype :func:`chunked_attention` computes in: the inputs', at least float32, and float64
+    for integers). q (n_q, d_k), k (n_k, d_k), v (n_k, d_v) -> (n_q, d_v). Without keys (n_k = 0) every
+    query's output is 0, and with d_k = 0 every score is 0, as in :func:`chunked_attention`."""
     q, k, v = np.asarray(q), np.asarray(k), np.asarray(v)
+    dtype = np.result_type(q, k, v, np.float32)
+    q, k, v = q.astype(dtype, copy=False), k.astype(dtype, copy=False), v.astype(dtype, copy=False)
+    if k.shape[0] == 0:  # no key to attend to: np.max would refuse the empty rows
+        return np.zeros((q.shape[0], v.shape[-1]), dtype=dtype)
     scores = q @ k.T  # (n_q, n_k): the O(n²) matrix
-    scores *= scores.dtype.type(1.0 / math.sqrt(q.shape[-1]))
+    scores *= dtype.type(_scale(q.shape[-1]))
     scores -= scores.max(axis=-1, keepdims=True)
     np.exp(scores, out=scores)
     scores /= scores.sum(axis=-1, keepdims=True)
     out: Array = scores @ v  # (n_q, d_v)
     return out
+
+
+def _scale(d_k: int) -> float:
+    """1/√d_k, the scale of the scores; 1 when d_k = 0 (every score is then an empty sum, 0 at any scale)."""
+    return 1.0 / math.sqrt(d_k) if d_k else 1.0
 
 
 def online_softmax_update(
@@ -155,7 +166,7 @@ def chunked_attention(q: ArrayLike, k: ArrayLike, v: ArrayLike, chunk: int = 128
     m = np.full(n_q, -np.inf, dtype=dtype)  # running maximum
     total = np.zeros(n_q, dtype=dtype)  # running sum of exp(s - m)
     acc = np.zeros((n_q, d_v), dtype=dtype)  # running sum of exp(s - m) v
-    scale = dtype.type(1.0 / math.sqrt(q.shape[-1]))
+    scale = dtype.type(_scale(q.shape[-1]))
     for start in range(0, n_k, chunk):
         scores = (q @ k[start : start + chunk].T) * scale  # (n_q, c)
         m, total, acc = online_softmax_update(m, total, acc, scores, v[start : start + chunk])
@@ -200,12 +211,14 @@ def sliding_window_attention(q: ArrayLike, k: ArrayLike, v: ArrayLike, window: i
     if window < 1:
         raise ValueError(f"window must be at least 1, got {window}")
     n, d_k = q.shape
+    if n == 0:  # no query: sliding_window_view would refuse the empty sequence
+        return np.zeros((0, v.shape[-1]), dtype=np.result_type(q, k, v, np.float64))
     pad = window - 1  # rows in front, so that query i's window is rows i .. i + window - 1 of the padded keys
     k_pad = np.concatenate([np.zeros((pad, d_k), dtype=k.dtype), k])  # (n + pad, d_k)
     v_pad = np.concatenate([np.zeros((pad, v.shape[-1]), dtype=v.dtype), v])  # (n + pad, d_v)
     k_win = np.lib.stride_tricks.sliding_window_view(k_pad, window, axis=0)  # (n, d_k, window), a view
     v_win = np.lib.stride_tricks.sliding_window_view(v_pad, window, axis=0)  # (n, d_v, window), a view
-    scores = np.einsum("nd,ndw->nw", q, k_win) / math.sqrt(d_k)  # (n, window)
+    scores = np.einsum("nd,ndw->nw", q, k_win) * _scale(d_k)  # (n, window)
     real = np.arange(window)[None, :] >= pad - np.arange(n)[:, None]  # (n, window): False on the padding
     weights = softmax(np.where(real, scores, -np.inf), axis=-1)  # (n, window)
     out: Array = np.einsum("nw,ndw->nd", weights, v_win)  # (n, d_v)
@@ -227,7 +240,8 @@ def linear_attention(q: ArrayLike, k: ArrayLike, v: ArrayLike, *, causal: bool =
     """Linear attention (Katharopoulos et al. 2020): the similarity exp(q·k/√d) is replaced by φ(q)·φ(k) with
     φ = :func:`elu_feature_map`, so that out_i = φ(q_i) (Σ_j φ(k_j) v_jᵀ) / (φ(q_i) · Σ_j φ(k_j)). The sums
     are computed once, (d_k, d_v) and (d_k,): O(n · d_k · d_v) work, no (n, n) matrix. With ``causal`` the
-    sums run over j <= i (prefix sums, O(n · d_k · d_v) memory). q (n_q, d_k), k (n_k, d_k), v (n_k, d_v)."""
+    sums run over j <= i (prefix sums, O(n · d_k · d_v) memory). q (n_q, d_k), k (n_k, d_k), v (n_k, d_v).
+    Without keys (n_k = 0) every output is 0, as in :func:`chunked_attention`."""
     fq, fk, v = elu_feature_map(q), elu_feature_map(k), np.asarray(v)
     if causal:
         kv = np.cumsum(fk[:, :, None] * v[:, None, :], axis=0)  # (n, d_k, d_v): Σ_{j<=i} φ(k_j) v_jᵀ
@@ -237,7 +251,9 @@ def linear_attention(q: ArrayLike, k: ArrayLike, v: ArrayLike, *, causal: bool =
     else:
         num = fq @ (fk.T @ v)  # (n_q, d_k) @ (d_k, d_v) -> (n_q, d_v)
         den = fq @ fk.sum(axis=0)  # (n_q,)
-    out: Array = num / den[:, None]
+    den = den[:, None]  # (n_q, 1): positive, as φ is, unless there are no keys
+    out: Array = np.zeros(np.broadcast_shapes(num.shape, den.shape), dtype=np.result_type(num, den))
+    np.divide(num, den, out=out, where=den > 0)
     return out
 
 
@@ -271,10 +287,13 @@ def layer_cost(kind: LayerKind, x: ArrayLike, kernel: int = 3, seed: int = 0) ->
       products, both independent of the sequence order: 1 sequential step.
     - ``"recurrent"``: h_t = tanh(h_{t-1} W + x_t) for t = 0..n-1: n products of (1, d) by (d, d), each
       waiting for the previous one: n sequential steps.
-    - ``"convolutional"``: y = Σ_{o<kernel} shift(x, o) W_o (a causal convolution of width ``kernel``):
-      ``kernel`` products of (n, d) by (d, d), independent: 1 sequential step.
+    - ``"convolutional"``: y = Σ_{o<kernel} shift(x, o) W_o (a causal convolution of width ``kernel``, at
+      least 1; a kernel wider than the sequence sees zeros before its start): ``kernel`` products of (n, d)
+      by (d, d), independent: 1 sequential step.
     """
     x = np.asarray(x, dtype=float)
+    if x.ndim != 2:
+        raise ValueError(f"x must be (n, d), one sequence of n positions, got shape {x.shape}")
     n, d = x.shape
     rng = np.random.default_rng(seed)
     counter = _Counter()
@@ -289,9 +308,12 @@ def layer_cost(kind: LayerKind, x: ArrayLike, kernel: int = 3, seed: int = 0) ->
             h = np.tanh(counter.matmul(h, w) + x[t])
         return LayerCost(counter.multiply_adds, n)
     if kind == "convolutional":
+        if kernel < 1:
+            raise ValueError(f"kernel must be at least 1, got {kernel}")
         y = np.zeros_like(x)
         for offset in range(kernel):  # independent products, summed
-            shifted = np.concatenate([np.zeros((offset, d)), x[: n - offset]])  # (n, d): x_{t - offset}
+            kept = max(n - offset, 0)  # the positions t >= offset; before them the input is zero
+            shifted = np.concatenate([np.zeros((n - kept, d)), x[:kept]])  # (n, d): x_{t - offset}
             y += counter.matmul(shifted, rng.standard_normal((d, d)) / math.sqrt(d))
         return LayerCost(counter.multiply_adds, 1)
     raise ValueError(f"kind must be 'self-attention', 'recurrent' or 'convolutional', got {kind!r}")
@@ -305,7 +327,8 @@ def max_path_length(kind: LayerKind, n: int, kernel: int = 3, dilated: bool = Fa
     Each edge is one layer's map, or one recurrent step: self-attention links every input to every output
     of the next layer; a recurrent layer links x_t to h_t and h_t to h_{t+1}; a causal convolution links
     position t - o·r of one layer to position t of the next, for o < ``kernel`` (r = 1, or kernel^layer when
-    ``dilated``, as in WaveNet)."""
+    ``dilated``, as in WaveNet). A convolution needs ``kernel`` >= 2 to link two positions: with ``kernel`` 1
+    no stack does, and that raises ValueError (for n >= 2)."""
     if kind == "recurrent":
         # nodes: inputs 0..n-1, then hidden states n..2n-1; the outputs are the hidden states
         graph: dict[int, list[int]] = {t: [n + t] for t in range(n)}
@@ -318,6 +341,13 @@ def max_path_length(kind: LayerKind, n: int, kernel: int = 3, dilated: bool = Fa
         return longest
     if kind not in ("self-attention", "convolutional"):
         raise ValueError(f"kind must be 'self-attention', 'recurrent' or 'convolutional', got {kind!r}")
+    if kind == "convolutional" and kernel < 1:
+        raise ValueError(f"kernel must be at least 1, got {kernel}")
+    if kind == "convolutional" and kernel == 1 and n > 1:
+        raise ValueError(
+            "a convolution of width 1 links each position only to itself, so no stack of them links two "
+            "positions: use kernel >= 2"
+        )
     # stacked layers: reached[j] = the set of positions at the current layer that input j has reached
     reached = [{j} for j in range(n)]
     layers = 0

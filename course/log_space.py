@@ -27,9 +27,14 @@ def logsumexp(x: ArrayLike, axis: int = -1) -> Array:
 
     Stable for large and very negative scores: the maximum ``m`` is subtracted before ``exp`` and added back
     after the log. It is a smooth maximum: ``max(x) <= logsumexp(x) <= max(x) + log(n)``. A slice whose
-    maximum is ``-inf`` (every score masked) gives ``-inf``, the log of an empty sum, without a warning.
+    maximum is ``-inf`` (every score masked) gives ``-inf``, the log of an empty sum, without a warning; so
+    does an empty slice (n = 0).
     """
     x = np.asarray(x, dtype=float)
+    if x.size == 0:  # np.max refuses an empty axis; a sum of no exponentials is 0, and its log -inf
+        with np.errstate(divide="ignore"):
+            empty: Array = np.log(np.sum(np.exp(x), axis=axis))
+        return empty
     m = np.max(x, axis=axis, keepdims=True)  # (..., 1): each slice's maximum
     m = np.where(np.isfinite(m), m, 0.0)  # an all -inf slice: subtract nothing (its sum is then 0)
     total = np.sum(np.exp(x - m), axis=axis, keepdims=True)  # (..., 1), >= 1 unless the slice is all -inf
@@ -43,7 +48,11 @@ def log_softmax(x: ArrayLike, axis: int = -1) -> Array:
 
     Every entry is at most 0 and ``exp`` of each slice sums to 1. Unlike ``np.log(softmax(x))`` it stays
     finite when a weight is too small for float64 (a score more than about 745 below the slice's maximum).
+    A slice with no finite score (every score masked with ``-inf``) gets ``-inf`` everywhere, the log of the
+    all-zero weights :func:`course.attention.softmax` gives it.
     """
     x = np.asarray(x, dtype=float)
-    result: Array = x - np.expand_dims(logsumexp(x, axis=axis), axis)  # (..., n) - (..., 1)
+    total = np.expand_dims(logsumexp(x, axis=axis), axis)  # (..., 1)
+    with np.errstate(invalid="ignore"):  # -inf - -inf in a masked slice: replaced below
+        result: Array = np.where(np.isneginf(total), -np.inf, x - total)  # (..., n)
     return result

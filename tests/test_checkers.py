@@ -480,7 +480,8 @@ WRONG = [
     pytest.param(
         check_dot,
         dot_adds,
-        "✗ dot, case 1 of 4 (u = [1, 2, 3], v = [4, 5, 6]): the output is 21, expected 32.",
+        "✗ dot, case 1 of 4 (u = [1, 2, 3], v = [4, 5, 6]): the output is 21, expected 32; it adds u and v; "
+        "multiply matching components, u[i] * v[i], then add the products.",
         id="dot_adds",
     ),
     pytest.param(
@@ -1163,7 +1164,8 @@ WRONG = [
         permutation_always_true,
         (
             "✗ permutation test, case 3 of 4 (self-attention after adding positions): your function "
-            "returned True, expected False."
+            "returned True, expected False; layer(x[perm]) and layer(x)[perm] differ here; compare them with "
+            "np.allclose."
         ),
         id="permutation_always_true",
     ),

@@ -68,8 +68,8 @@ def make_attention(mistake: str = "") -> type[nn.Module]:
         def __init__(self, d_model: int, n_heads: int, dropout: float = 0.0, max_len: int = 64) -> None:
             super().__init__()
             self.n_heads = n_heads
-            self.w_qkv = nn.Linear(d_model, 3 * d_model)
-            self.w_o = nn.Linear(d_model, d_model)
+            self.w_qkv = nn.Linear(d_model, 3 * d_model, bias=mistake != "no bias")
+            self.w_o = nn.Linear(d_model, d_model, bias=mistake != "no bias")
             self.dropout = nn.Dropout(dropout)
             mask = torch.tril(torch.ones(max_len, max_len, dtype=torch.bool))
             if mistake == "plain attribute":
@@ -84,16 +84,19 @@ def make_attention(mistake: str = "") -> type[nn.Module]:
             h = self.n_heads
             q, k, v = self.w_qkv(x).split(d, dim=-1)
             q, k, v = (z.view(b, t, h, d // h).transpose(1, 2) for z in (q, k, v))
-            scale = math.sqrt(d if mistake == "d_model" else d // h)
+            scale = {"d_model": math.sqrt(d), "unscaled": 1.0}.get(mistake, math.sqrt(d // h))
             scores = q @ k.transpose(-2, -1) / scale
             mask = (
                 torch.tril(torch.ones(t, t, dtype=torch.bool))
                 if mistake == "no buffer"
+                else self.mask
+                if mistake == "mask not sliced"
                 else self.mask[:t, :t]
             )
             if mistake == "future":
                 mask = ~mask | torch.eye(t, dtype=torch.bool)
-            weights = torch.softmax(scores.masked_fill(~mask, float("-inf")), dim=-1)
+            dim = -2 if mistake == "softmax over queries" else -1
+            weights = torch.softmax(scores.masked_fill(~mask, float("-inf")), dim=dim)
             if mistake == "dropout in eval":
                 weights = nn.functional.dropout(weights, 0.5 if self.dropout.p else 0.0, training=True)
             elif mistake not in ("no dropout", "dropout on output", "weights before dropout"):
@@ -106,6 +109,8 @@ def make_attention(mistake: str = "") -> type[nn.Module]:
             out = self.w_o(merged)
             if mistake == "dropout on output":
                 out = self.dropout(out)
+            if mistake == "text":
+                return "output", "weights"  # type: ignore[return-value]
             return out, weights
 
     return Attention
@@ -192,3 +197,97 @@ PRE_LN_MISTAKES = {
 def test_pre_ln_mistakes_are_named(fn: Any) -> None:
     result = check_pre_ln_block(fn)
     assert not result.ok and PRE_LN_MISTAKES[fn] in result.message, result.message
+
+
+# ----------------------------------------------------------------------------------------------------
+# Mistakes that once got a bare value, or a traceback, and now get their own sentence
+
+CASE_1 = "✗ causal self-attention module, case 1 of 4 (B = 2, T = 5, d_model = 8, 2 heads): "
+
+
+@pytest.mark.parametrize(
+    ("mistake", "sentence"),
+    [
+        (
+            "unscaled",
+            "the scores are not scaled; divide them by √d_head, the per-head d_k (d_model / n_heads).",
+        ),
+        (
+            "softmax over queries",
+            "the softmax runs over the queries (dim=-2), so each key's column sums to 1; take it over the "
+            "keys, the last dim (dim=-1), so that each query's weights sum to 1.",
+        ),
+        (
+            "mask not sliced",
+            "your function raised RuntimeError: The size of tensor a (16) must match the size of tensor b "
+            "(5) at non-singleton dimension 3 (the mask is (max_len, max_len) and the scores (B, h, T, T): "
+            "slice the buffer to the sequence, self.mask[:T, :T] with T = x.shape[1]).",
+        ),
+        ("text", "expected the output as an array of numbers, got str."),
+    ],
+)
+def test_more_attention_mistakes_get_their_exact_sentence(mistake: str, sentence: str) -> None:
+    assert check_causal_self_attention(make_attention(mistake)).message == CASE_1 + sentence
+
+
+def test_a_module_without_biases_is_compared_with_zero_biases(capsys: pytest.CaptureFixture[str]) -> None:
+    assert check_causal_self_attention(make_attention("no bias")).ok  # no traceback from copying None
+    assert capsys.readouterr().out == "✓ causal self-attention module: all 4 cases pass.\n"
+
+
+def test_an_input_changed_in_place_by_forward_is_named_by_its_parameter() -> None:
+    class Doubling(make_attention()):  # type: ignore[misc, valid-type]
+        def forward(self, x: Tensor) -> tuple[Tensor, Tensor]:
+            out = super().forward(x)
+            x.mul_(2.0)
+            return out
+
+    assert check_causal_self_attention(Doubling).message == (
+        f"{CASE_1}your function changed its input `x` in place; compute a new tensor instead."
+    )
+
+
+def _layer_norm_with(mistake: str) -> Any:
+    def fn(x: Any, gamma: Any, beta: Any, eps: float) -> Any:
+        mean, var = x.mean(axis=-1, keepdims=True), x.var(axis=-1, keepdims=True)
+        if mistake == "no mean":
+            return x / np.sqrt(var + eps) * gamma + beta
+        if mistake == "swapped":
+            return (x - mean) / np.sqrt(var + eps) * beta + gamma
+        if mistake == "no sqrt":
+            return (x - mean) / (var + eps) * gamma + beta
+        return (x - mean) / np.sqrt(var) * gamma + beta  # no eps
+
+    return fn
+
+
+@pytest.mark.parametrize(
+    ("mistake", "value", "sentence"),
+    [
+        (
+            "no mean",
+            "8.49156",
+            "it does not subtract the mean: normalize x - mean, then divide by sqrt(var + eps)",
+        ),
+        (
+            "swapped",
+            "0.94704",
+            "gamma and beta are swapped: multiply by gamma (the scale), then add beta (the shift)",
+        ),
+        (
+            "no sqrt",
+            "-0.931986",
+            "it divides by the variance; divide by its square root, sqrt(var + eps), the standard deviation",
+        ),
+        (
+            "no eps",
+            "-0.86169",
+            "it leaves out eps: divide by sqrt(var + eps), which stays above 0 even when var is 0",
+        ),
+    ],
+)
+def test_more_layer_norm_mistakes_get_their_exact_sentence(mistake: str, value: str, sentence: str) -> None:
+    assert check_layer_norm(_layer_norm_with(mistake)).message == (
+        "✗ layer_norm, case 1 of 4 (3 positions, d = 4, one row with a small spread): output[0, 0] is "
+        f"{value}, expected -0.727547; {sentence}."
+    )

@@ -17,11 +17,13 @@ from course.checkers._cost import (
     LINEAR_NO_DIVIDE,
     LINEAR_NO_FEATURES,
     LINEAR_NOT_CAUSAL,
+    LINEAR_QUADRATIC,
     NO_ACC_RESCALE,
     NO_DIVIDE,
     NO_SCALE,
     NO_SUM_RESCALE,
     OVERFLOW,
+    WHOLE_MATRIX,
 )
 from course.efficient import chunked_attention, sliding_window_mask
 
@@ -186,3 +188,48 @@ def test_sums_that_leave_out_the_query_itself_are_named() -> None:
         "✗ causal linear attention, case 1 of 4 (n = 5, d_k = 3, d_v = 2): output[0, 0] is nan"
     )
     assert result.message.endswith(f" ({LINEAR_EMPTY}).")
+
+
+def _dense(q: Array, k: Array, v: Array, chunk: int) -> Array:
+    """Plain dense attention: the right values, ignoring `chunk` and building the whole score matrix."""
+    scores = q @ k.T / math.sqrt(q.shape[1])
+    weights = np.exp(scores - scores.max(axis=1, keepdims=True))
+    return weights / weights.sum(axis=1, keepdims=True) @ v
+
+
+def _chunks_of_128(q: Array, k: Array, v: Array, chunk: int) -> Array:
+    """Online softmax in chunks of 128 keys, whatever `chunk` says."""
+    return learner()(q, k, v, 128)
+
+
+@pytest.mark.parametrize("fn", [_dense, _chunks_of_128])
+def test_dense_attention_that_ignores_chunk_is_refused(fn: Any) -> None:
+    result = check_chunked_attention(fn)
+    assert result.message == (
+        "✗ chunked attention, case 2 of 6 (64 queries, 1000 keys in chunks of 16 (a shorter last chunk)): "
+        f"{WHOLE_MATRIX.format(n_q=64, n_k=1000, chunk=16)}."
+    )
+    assert result.message.endswith(
+        "the values are right, but at its peak your function holds as much memory as the whole (64, 1000) "
+        "score matrix would in float32, or more, which the exercise forbids: compute the scores of `chunk` "
+        "keys at a time, a (64, 16) block, and fold it into the running maximum, sum and output before the "
+        "next."
+    )
+
+
+def _causal_linear_by_matrix(q: Array, k: Array, v: Array) -> Array:
+    """Causal linear attention through the (n, n) matrix of φ(q_i) · φ(k_j): the right values."""
+    fq, fk = (np.where(x > 0, x + 1, np.exp(np.minimum(x, 0))) for x in (q, k))
+    similarity = np.tril(fq @ fk.T)  # (n, n)
+    return similarity @ v / similarity.sum(axis=1, keepdims=True)
+
+
+def test_causal_linear_attention_through_an_n_by_n_matrix_is_refused() -> None:
+    result = check_causal_linear_attention(_causal_linear_by_matrix)
+    assert result.message == (
+        "✗ causal linear attention, case 4 of 4 (n = 512, d_k = 4, d_v = 4): the values are right, but at "
+        "its peak your function holds as much memory as a (512, 512) matrix would in float32, or more; the "
+        "exercise forbids building any (n, n) matrix: keep running sums along the positions instead, "
+        "np.cumsum of the (n, d_k, d_v) outer products φ(k_j) v_jᵀ and of the (n, d_k) φ(k_j)."
+    )
+    assert result.message.endswith(f"{LINEAR_QUADRATIC.format(n=512)}.")

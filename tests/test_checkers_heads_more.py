@@ -112,3 +112,23 @@ def test_the_stub_is_reported_as_not_written() -> None:
 
     result = check_grouped_query(stub)
     assert result.message.startswith("· grouped-query attention: not written yet.")
+
+
+def test_not_implemented_for_uneven_groups_is_a_sentence_not_a_traceback(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    def uneven_not_implemented(
+        x: Array, w_q: Array, w_k: Array, w_v: Array, w_o: Array, n_heads: int, n_kv: int
+    ) -> Any:
+        if n_heads % n_kv:
+            raise NotImplementedError("uneven groups")
+        return grouped_query_attention(x, w_q, w_k, w_v, w_o, n_heads, n_kv)
+
+    result = check_grouped_query(uneven_not_implemented)
+    message = (
+        f"✗ {TITLE}, case 7 of 7 (4 key/value heads for 6 query heads): your function raised "
+        "NotImplementedError: uneven groups; check `n_heads % n_kv_heads` first and raise a ValueError "
+        "saying that n_kv_heads must divide n_heads."
+    )
+    assert result.message == message
+    assert capsys.readouterr().out == message + "\n"

@@ -11,6 +11,7 @@ from numpy.typing import NDArray
 
 from course.checkers import check_rotary
 from course.checkers._self_attention import (
+    ROTARY_HALF_EXPONENT,
     ROTARY_HALVES,
     ROTARY_POSITIONS_IGNORED,
     ROTARY_SINE_SIGN,
@@ -75,3 +76,20 @@ def test_the_workbook_stub_is_reported_as_not_written(capsys: pytest.CaptureFixt
     result = check_rotary(stub)
     assert not result
     assert result.message.startswith("· rotary embedding: not written yet.")
+
+
+def test_the_exponent_i_over_d_is_named() -> None:
+    def half_exponent(x: Array, positions: Array) -> Array:
+        d = x.shape[-1]
+        angle = positions[:, None] / 10000 ** (np.arange(d // 2) / d)  # i/d instead of 2i/d
+        out = np.empty(x.shape)
+        out[..., 0::2] = x[..., 0::2] * np.cos(angle) - x[..., 1::2] * np.sin(angle)
+        out[..., 1::2] = x[..., 0::2] * np.sin(angle) + x[..., 1::2] * np.cos(angle)
+        return out
+
+    assert check_rotary(half_exponent).message == (
+        "✗ rotary embedding, case 1 of 4 (T = 4, d = 8, positions 5 to 8): output[0, 2] is -0.226729, "
+        "expected -0.880449; it matches the frequency 1/10000^(i/d) for pair i; pair i turns at "
+        "1/10000^(2i/d), with 2i the pair's first column."
+    )
+    assert ROTARY_HALF_EXPONENT in check_rotary(half_exponent).message

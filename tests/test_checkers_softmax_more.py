@@ -13,9 +13,11 @@ from course.checkers import check_logsumexp
 from course.checkers._softmax import (
     LSE_AXIS,
     LSE_KEEPDIMS,
+    LSE_MAX_ONLY,
     LSE_NO_ADD_BACK,
     LSE_NO_LOG,
     LSE_STABLE_HINT,
+    LSE_WHOLE_ARRAY,
 )
 from course.log_space import logsumexp
 
@@ -114,3 +116,22 @@ def test_the_axis_mistake_is_named_where_the_shape_is_right() -> None:
 def test_the_stub_is_not_written_yet() -> None:
     result = check_logsumexp(stub)
     assert not result and result.message.startswith("· log-sum-exp: not written yet.")
+
+
+def test_a_sum_over_the_whole_array_and_the_maximum_alone_are_named() -> None:
+    def whole_array(x: Array) -> Array:
+        m = x.max(axis=-1, keepdims=True)
+        return (m + np.log(np.exp(x - m).sum()))[..., 0]  # .sum() without an axis
+
+    def maximum_alone(x: Array) -> Array:
+        return x.max(axis=-1)
+
+    assert check_logsumexp(whole_array).message == (
+        "✗ log-sum-exp, case 2 of 8 (2 rows of 4 scores): output[0] is 2.28097, expected 1.70456; the sum "
+        "runs over the whole array; sum each row, along the last axis (axis=-1)."
+    )
+    assert check_logsumexp(maximum_alone).message == (
+        "✗ log-sum-exp, case 1 of 8 (a vector of 3 scores): the output is 3, expected 3.40761; "
+        f"{LSE_MAX_ONLY}."
+    )
+    assert LSE_WHOLE_ARRAY in check_logsumexp(whole_array).message

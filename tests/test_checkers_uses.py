@@ -15,9 +15,12 @@ from course.checkers._uses import (
     CAUSAL_CROSS_WORDS,
     DECODER_KEYS_WORDS,
     ENCODER_QUERIES_WORDS,
+    INVERTED_PADDING_WORDS,
     NO_PADDING_WORDS,
+    PADDING_OFF_BY_ONE_WORDS,
     QUERY_AXIS_WORDS,
     RESIDUAL_QUERIES_WORDS,
+    SELF_NO_RESIDUAL_WORDS,
     SELF_UNMASKED_WORDS,
 )
 from course.seq2seq import cross_attention, decoder_attention
@@ -217,3 +220,78 @@ def test_the_padding_mask_of_the_cases_is_real() -> None:
     assert weights[0, :, 2].max() == 0.0
     assert np.array_equal(padding_mask([2], 3), weights[0, :1] > 0)
     assert out.shape == (1, 2, 2)
+
+
+# ----------------------------------------------------------------------------------------------------
+# Mistakes that once got only a NaN or a bare value
+
+
+def _naive_cross(x_dec, memory, w_q, w_k, w_v, real):
+    """Cross-attention as a learner writes it: -inf where a key is not real, then exp(s - max) / sum, which
+    gives NaN for a query left with no key."""
+    q = x_dec @ w_q
+    scores = q @ np.swapaxes(memory @ w_k, -1, -2) / np.sqrt(q.shape[-1])
+    scores = np.where(real, scores, -np.inf)
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    weights = e / e.sum(axis=-1, keepdims=True)
+    return weights @ (memory @ w_v), weights
+
+
+def padding_inverted(x_dec, memory, w_q, w_k, w_v, memory_lengths):
+    pad = np.arange(memory.shape[1])[None, None, :] >= memory_lengths[:, None, None]  # True at the padding
+    return _naive_cross(x_dec, memory, w_q, w_k, w_v, pad)
+
+
+def padding_off_by_one(x_dec, memory, w_q, w_k, w_v, memory_lengths):
+    real = np.arange(memory.shape[1])[None, None, :] <= memory_lengths[:, None, None]
+    return _naive_cross(x_dec, memory, w_q, w_k, w_v, real)
+
+
+CASE_1 = "✗ cross-attention, case 1 of 5 (T_dec = 3, T_enc = 5, memory lengths 5 and 3): "
+
+
+@pytest.mark.parametrize(
+    ("fn", "message"),
+    [
+        (
+            padding_inverted,
+            f"{CASE_1}output[0, 0, 0] is nan, expected -0.227529; {INVERTED_PADDING_WORDS}.",
+        ),
+        (
+            lambda *args: padding_inverted(*args)[0],  # the output alone
+            f"{CASE_1}output[0, 0, 0] is nan, expected -0.227529; {INVERTED_PADDING_WORDS}.",
+        ),
+        (
+            padding_off_by_one,
+            f"{CASE_1}query 0 of batch item [1] attends to masked key 3 (weights[1, 0, 3] = 0.261471, "
+            f"expected 0); {PADDING_OFF_BY_ONE_WORDS}.",
+        ),
+    ],
+)
+def test_a_padding_mask_gone_wrong_is_named(fn, message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    result = check_cross_attention(fn)
+    assert result.message == message
+    assert capsys.readouterr().out == message + "\n"
+
+
+def test_the_inverted_padding_mask_is_named_in_words() -> None:
+    assert check_cross_attention(padding_inverted).message.endswith(
+        "it matches the padding mask inverted: it blocks the real encoder positions and keeps the padding (a "
+        "memory without padding is then left with no key at all); here True marks a real encoder position."
+    )
+
+
+def without_self_residual(y, memory, self_w, cross_w):
+    h = self_attention(y, *self_w, mask=causal_mask(y.shape[-2]))[0]  # h = y + ... forgotten
+    return h + scaled_dot_product_attention(h @ cross_w[0], memory @ cross_w[1], memory @ cross_w[2])[0]
+
+
+def test_a_missing_residual_around_self_attention_is_named() -> None:
+    assert check_decoder_attention(without_self_residual).message == (
+        "✗ decoder attention, case 1 of 4 (T_dec = 4, T_enc = 6, d = 4): output[0, 0] is 0.794013, expected "
+        f"0.497337; {SELF_NO_RESIDUAL_WORDS}."
+    )
+    assert SELF_NO_RESIDUAL_WORDS == (
+        "it leaves out the residual connection around self-attention: h = y + self-attention(y), and "
+        "cross-attention reads h"
+    )

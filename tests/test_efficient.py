@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -11,6 +12,7 @@ import torch.nn.functional as F
 
 from course.attention import scaled_dot_product_attention
 from course.efficient import (
+    LayerCost,
     chunked_attention,
     dense_attention,
     elu_feature_map,
@@ -159,3 +161,53 @@ def test_round_robin_timing_gives_one_median_per_call() -> None:
     calls = [(np.ones(10),), (np.ones(1000),)]
     seconds = median_seconds_each(np.sum, calls, repeat=3)
     assert len(seconds) == 2 and all(s >= 0 for s in seconds)
+
+
+def test_dense_takes_what_chunked_takes_integers_lists_and_empty_axes() -> None:
+    rng = np.random.default_rng(7)
+    q, k, v = (rng.integers(-3, 4, size=shape) for shape in ((3, 4), (5, 4), (5, 2)))  # int64
+    assert dense_attention(q, k, v).dtype == chunked_attention(q, k, v, 2).dtype == np.float64
+    assert np.abs(dense_attention(q, k, v) - chunked_attention(q, k, v, 2)).max() <= 1e-12
+    assert np.abs(dense_attention(q, k, v) - scaled_dot_product_attention(q, k, v)[0]).max() <= 1e-12
+    lists = ([[1, 2]], [[1, 0], [0, 1]], [[1], [2]])
+    assert np.array_equal(dense_attention(*lists), chunked_attention(*lists))
+    half = [a.astype(np.float16) for a in (q, k, v)]
+    assert dense_attention(*half).dtype == chunked_attention(*half).dtype == np.float32
+    no_keys = (q.astype(float), np.zeros((0, 4)), np.zeros((0, 2)))  # no key: a zero output, as chunked
+    assert np.array_equal(dense_attention(*no_keys), np.zeros((3, 2)))
+    assert np.array_equal(chunked_attention(*no_keys), np.zeros((3, 2)))
+    width_0 = (np.zeros((3, 0)), np.zeros((5, 0)), v.astype(float))  # d_k = 0: every score 0, the mean of v
+    for out in (dense_attention(*width_0), chunked_attention(*width_0, 2)):
+        assert np.allclose(out, v.mean(axis=0)) and out.shape == (3, 2)
+
+
+def test_sliding_window_and_linear_attention_take_empty_sequences_without_nan() -> None:
+    q, k, v = _qkv(np.random.default_rng(8), 3, 0, 4, 2)
+    assert sliding_window_attention(np.zeros((0, 4)), np.zeros((0, 4)), np.zeros((0, 2)), 2).shape == (0, 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "invalid value encountered in divide"
+        assert np.array_equal(linear_attention(q, k, v), np.zeros((3, 2)))
+    assert np.allclose(sliding_window_attention(np.zeros((4, 0)), np.zeros((4, 0)), np.ones((4, 1)), 2), 1.0)
+
+
+def test_a_convolution_wider_than_the_sequence_sees_zeros_before_it() -> None:
+    x = np.random.default_rng(9).standard_normal((3, 4))  # n = 3 < kernel = 5
+    wide = layer_cost("convolutional", x, kernel=5)
+    assert wide == LayerCost(multiply_adds=5 * 3 * 4 * 4, sequential_steps=1)
+    assert layer_cost("convolutional", x[:0], kernel=2) == LayerCost(0, 1)  # no position at all
+    for kind in ("self-attention", "convolutional"):
+        with pytest.raises(ValueError, match=r"x must be \(n, d\)"):
+            layer_cost(kind, [1.0, 2.0])  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="kernel must be at least 1, got 0"):
+        layer_cost("convolutional", x, kernel=0)
+
+
+@pytest.mark.timeout(10)
+def test_a_convolution_of_width_1_is_refused_rather_than_stacked_forever() -> None:
+    assert max_path_length("convolutional", 3, kernel=5) == 1  # wider than the sequence: one layer
+    for dilated in (False, True):
+        with pytest.raises(ValueError, match="a convolution of width 1 links each position only to itself"):
+            max_path_length("convolutional", 3, kernel=1, dilated=dilated)
+    assert max_path_length("convolutional", 1, kernel=1) == 0  # one position: nothing to link
+    with pytest.raises(ValueError, match="kernel must be at least 1, got 0"):
+        max_path_length("convolutional", 4, kernel=0)

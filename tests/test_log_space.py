@@ -56,3 +56,14 @@ def test_the_shapes() -> None:
     assert logsumexp(x).shape == (2, 3) and logsumexp(x, axis=0).shape == (3, 4)
     assert log_softmax(x).shape == (2, 3, 4)
     np.testing.assert_allclose(logsumexp(x), np.log(4.0))
+
+
+def test_an_empty_slice_and_an_all_masked_one_need_no_maximum(recwarn: pytest.WarningsRecorder) -> None:
+    empty = np.zeros((2, 0))  # two rows of no scores: the log of an empty sum
+    np.testing.assert_array_equal(logsumexp(empty), torch.logsumexp(torch.from_numpy(empty), dim=-1).numpy())
+    assert log_softmax(empty).shape == (2, 0)
+    assert logsumexp(np.zeros((0, 3))).shape == (0,)
+    masked = np.array([[-np.inf, -np.inf], [0.0, -np.inf]])  # softmax gives row 0 zero weights: log -inf
+    np.testing.assert_array_equal(log_softmax(masked), [[-np.inf, -np.inf], [0.0, -np.inf]])
+    np.testing.assert_array_equal(np.exp(log_softmax(masked)), softmax(masked))
+    assert [str(w.message) for w in recwarn] == []  # no "invalid value encountered in subtract"

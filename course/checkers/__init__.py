@@ -3,7 +3,8 @@
 ``check_dot(dot)`` and the other ``check_*`` functions print that sentence and return a :class:`CheckResult`
 (true when every case passes). The engine that runs the cases and words the sentence is
 :mod:`course.checkers._engine`; the checkers live in one module per lesson: ``_warmup`` (00), ``_softmax``
-(01), ``_attention`` (02), ``_self_attention`` (03), ``_heads`` (04) and ``_masks`` (05).
+(01), ``_attention`` (02), ``_self_attention`` (03), ``_heads`` (04), ``_masks`` (05), ``_uses`` (06),
+``_block`` (07) and ``_cost`` (08).
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ from course.checkers._softmax import STABLE_HINT
 
 __all__ = [
     "MATMUL_ERRORS",
+    "SCALED_AFTER",
     "attention_case",
     "attention_mistakes",
     "check_attend_one",
@@ -26,6 +27,7 @@ __all__ = [
 ]
 
 MATMUL_ERRORS = ("matmul", "cannot be multiplied", "mismatch")  # numpy's and torch's shape errors
+SCALED_AFTER = "it matches dividing the weights by √d_k after the softmax; scale the scores before it"
 _TRANSPOSE_HINT = (
     "the scores are q @ kᵀ: swap the last two axes of k with np.swapaxes(k, -1, -2); k.T reverses every "
     "axis, batch axes too"
@@ -74,6 +76,8 @@ def attention_mistakes(
     mistakes.append(
         (weights, "these are the attention weights; return the output, weights @ v, or (output, weights)")
     )
+    unscaled = scaled_dot_product_attention(q, k, v, mask, scale=1.0)[1]  # (..., T_q, T_k)
+    mistakes.append(((unscaled / math.sqrt(d_k)) @ v, SCALED_AFTER))
     scores = q @ np.swapaxes(k, -1, -2) / math.sqrt(d_k)  # (..., T_q, T_k)
     if mask is None and scores.shape[-1] == scores.shape[-2]:
         wrong_axis = softmax(scores, axis=-2) @ v
@@ -144,9 +148,14 @@ def check_attend_one(fn: Callable[[NDArray[Any], NDArray[Any], NDArray[Any]], An
             *scale_mistakes(
                 lambda scale: softmax(scores * scale) @ v,
                 1 / math.sqrt(d_k),
-                [(1.0, "attention without scaling"), (1 / d_k, "scaling by 1/d_k")],
+                [
+                    (1.0, "attention without scaling"),
+                    (1 / d_k, "scaling by 1/d_k"),
+                    (1 / math.sqrt(t_k), "scaling by 1/√T_k, the number of keys"),
+                ],
                 "; scale the scores by 1/√d_k",
             ),
+            ((softmax(scores) / math.sqrt(d_k)) @ v, SCALED_AFTER),
             (
                 weights,
                 "these are the weights over the keys; return the values averaged with them, the sum of "

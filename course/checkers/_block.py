@@ -17,8 +17,8 @@ from course.checkers._engine import (
     Case,
     CheckResult,
     Problem,
+    as_array,
     call_learner,
-    from_torch,
     run_cases,
     shape_text,
 )
@@ -26,9 +26,25 @@ from course.checkers._engine import (
 if TYPE_CHECKING:
     from torch import Tensor
 
-__all__ = ["check_causal_self_attention", "check_layer_norm", "check_pre_ln_block"]
+__all__ = [
+    "LN_NO_EPS",
+    "LN_NO_MEAN",
+    "LN_NO_SQRT",
+    "LN_SWAPPED",
+    "MASK_NOT_SLICED",
+    "SOFTMAX_OVER_QUERIES",
+    "UNSCALED",
+    "check_causal_self_attention",
+    "check_layer_norm",
+    "check_pre_ln_block",
+]
 
 Array = NDArray[np.float64]
+
+LN_NO_MEAN = "it does not subtract the mean: normalize x - mean, then divide by sqrt(var + eps)"
+LN_SWAPPED = "gamma and beta are swapped: multiply by gamma (the scale), then add beta (the shift)"
+LN_NO_SQRT = "it divides by the variance; divide by its square root, sqrt(var + eps), the standard deviation"
+LN_NO_EPS = "it leaves out eps: divide by sqrt(var + eps), which stays above 0 even when var is 0"
 
 
 def _layer_norm(
@@ -49,7 +65,14 @@ def check_layer_norm(fn: Callable[..., Any]) -> CheckResult:
         d = x.shape[-1]
         gamma, beta = 1.0 + 0.5 * rng.standard_normal(d), rng.standard_normal(d)
         expected = _layer_norm(x, gamma, beta, eps)
+        mean, var = x.mean(axis=-1, keepdims=True), x.var(axis=-1, keepdims=True)
+        with np.errstate(all="ignore"):
+            no_eps = (x - mean) / np.sqrt(var) * gamma + beta
         mistakes = [
+            (x / np.sqrt(var + eps) * gamma + beta, LN_NO_MEAN),
+            (_layer_norm(x, beta, gamma, eps), LN_SWAPPED),
+            ((x - mean) / (var + eps) * gamma + beta, LN_NO_SQRT),
+            (no_eps, LN_NO_EPS),
             (
                 _layer_norm(x, gamma, beta, eps, ddof=1),
                 "it uses the unbiased variance (divided by d - 1); LayerNorm divides by d (np.var's default, "
@@ -110,6 +133,15 @@ FUTURE = (
     "in"
 )
 SCALED_D_MODEL = "the scores are divided by √d_model; divide by √d_head, the per-head d_k (d_model / n_heads)"
+UNSCALED = "the scores are not scaled; divide them by √d_head, the per-head d_k (d_model / n_heads)"
+SOFTMAX_OVER_QUERIES = (
+    "the softmax runs over the queries (dim=-2), so each key's column sums to 1; take it over the keys, the "
+    "last dim (dim=-1), so that each query's weights sum to 1"
+)
+MASK_NOT_SLICED = (
+    "the mask is (max_len, max_len) and the scores (B, h, T, T): slice the buffer to the sequence, "
+    "self.mask[:T, :T] with T = x.shape[1]"
+)
 NO_TRANSPOSE = (
     "the heads are merged without a transpose: (B, h, T, d_head).reshape(B, T, d_model) mixes positions; "
     "transpose to (B, T, h, d_head) first"
@@ -132,18 +164,26 @@ DROPOUT_IN_EVAL = (
 )
 
 
+_MAX_LEN = 16  # longer than every case's T: the mask buffer must be sliced to the sequence
+
+
 class _Spec:
     def __init__(self, name: str, b: int, t: int, d: int, h: int) -> None:
         self.name, self.b, self.t, self.d, self.h = name, b, t, d, h
 
 
 def _as_np(value: Any, what: str) -> Array:
-    array = np.asarray(from_torch(value, what), dtype=np.float64)
-    return array
+    return as_array(value, what).astype(np.float64)
 
 
 def _forward(module: Any, x: Tensor, spec: _Spec) -> tuple[Array, Array]:
-    result = call_learner(module, (x,))
+    try:
+        result = call_learner(module, (x,))
+    except Problem as problem:
+        sentence = str(problem)
+        if "must match the size" in sentence and f"({_MAX_LEN})" in sentence:  # torch's broadcasting error
+            raise Problem(f"{sentence} ({MASK_NOT_SLICED})") from None
+        raise
     if not isinstance(result, tuple) or len(result) != 2:
         raise Problem("forward should return a tuple (output, weights)")
     out, weights = _as_np(result[0], "the output"), _as_np(result[1], "the weights")
@@ -162,19 +202,21 @@ def _forward(module: Any, x: Tensor, spec: _Spec) -> tuple[Array, Array]:
 
 
 def _variant(
-    module: Any, x: Tensor, n_heads: int, *, scale_d_model: bool, future: bool, transpose: bool
+    module: Any, x: Tensor, n_heads: int, *, scale: str = "d_head", transpose: bool = True, dim: int = -1
 ) -> tuple[Array, Array]:
-    """What multi-head causal attention gives with the module's weights and one mistake."""
+    """What multi-head causal attention gives with the module's weights and one mistake: ``scale`` by
+    "d_model" or "none" instead of "d_head", no ``transpose`` before merging the heads, or the softmax over
+    ``dim`` -2."""
     import torch
 
     with torch.no_grad():
         b, t, d = x.shape
         q, k, v = module.w_qkv(x).split(d, dim=-1)
         q, k, v = (z.view(b, t, n_heads, d // n_heads).transpose(1, 2) for z in (q, k, v))
-        scores = q @ k.transpose(-2, -1) / math.sqrt(d if scale_d_model else d // n_heads)
-        if not future:
-            scores = scores.masked_fill(~torch.tril(torch.ones(t, t, dtype=torch.bool)), float("-inf"))
-        weights = torch.softmax(scores, dim=-1)
+        width = {"d_head": d // n_heads, "d_model": d, "none": 1}[scale]
+        scores = q @ k.transpose(-2, -1) / math.sqrt(width)
+        scores = scores.masked_fill(~torch.tril(torch.ones(t, t, dtype=torch.bool)), float("-inf"))
+        weights = torch.softmax(scores, dim=dim)
         heads = weights @ v
         merged = heads.transpose(1, 2).reshape(b, t, d) if transpose else heads.reshape(b, t, d)
         return module.w_o(merged).numpy(), weights.numpy()
@@ -204,7 +246,7 @@ def _make(cls: Callable[..., Any], spec: _Spec, dropout: float) -> Any:
     from torch import nn
 
     torch.manual_seed(0)
-    module = call_learner(cls, (spec.d, spec.h, dropout, 16))
+    module = call_learner(cls, (spec.d, spec.h, dropout, _MAX_LEN))
     if not isinstance(module, nn.Module):
         raise Problem(f"calling the class gave a {type(module).__name__}, not an nn.Module")
     for name, shape in (("w_qkv", (3 * spec.d, spec.d)), ("w_o", (spec.d, spec.d))):
@@ -223,9 +265,12 @@ def _reference(module: Any, x: Tensor, spec: _Spec) -> tuple[Array, Array]:
     mha = nn.MultiheadAttention(spec.d, spec.h, batch_first=True, dtype=torch.float64)
     with torch.no_grad():
         mha.in_proj_weight.copy_(module.w_qkv.weight)
-        mha.in_proj_bias.copy_(module.w_qkv.bias)
         mha.out_proj.weight.copy_(module.w_o.weight)
-        mha.out_proj.bias.copy_(module.w_o.bias)
+        for bias, theirs in ((mha.in_proj_bias, module.w_qkv.bias), (mha.out_proj.bias, module.w_o.bias)):
+            if theirs is None:  # nn.Linear(..., bias=False)
+                bias.zero_()
+            else:
+                bias.copy_(theirs)
         blocked = ~torch.tril(
             torch.ones(spec.t, spec.t, dtype=torch.bool)
         )  # True = blocked, MHA's convention
@@ -250,9 +295,11 @@ def _check_eval(cls: Callable[..., Any], spec: _Spec) -> None:
                 i=where[2], j=where[3], where=", ".join(map(str, where)), value=f"{weights[where]:.4g}"
             )
         )
-    variants = {
-        SCALED_D_MODEL: dict(scale_d_model=True, future=False, transpose=True),
-        NO_TRANSPOSE: dict(scale_d_model=False, future=False, transpose=False),
+    variants: dict[str, dict[str, Any]] = {
+        SCALED_D_MODEL: {"scale": "d_model"},
+        UNSCALED: {"scale": "none"},
+        NO_TRANSPOSE: {"transpose": False},
+        SOFTMAX_OVER_QUERIES: {"dim": -2},
     }
     for sentence, flags in variants.items():
         v_out, v_weights = _variant(module, x, spec.h, **flags)

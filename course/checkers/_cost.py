@@ -13,7 +13,13 @@ from numpy.typing import NDArray
 from course.checkers._engine import Case, CheckResult, run_cases
 from course.efficient import chunked_attention, elu_feature_map, linear_attention, sliding_window_mask
 
-__all__ = ["check_causal_linear_attention", "check_chunked_attention", "check_window_mask"]
+__all__ = [
+    "LINEAR_QUADRATIC",
+    "WHOLE_MATRIX",
+    "check_causal_linear_attention",
+    "check_chunked_attention",
+    "check_window_mask",
+]
 
 NO_SUM_RESCALE = (
     "the running sum of exp(s - m) is not rescaled: multiply it by exp(m_old - m_new) whenever the maximum "
@@ -33,6 +39,12 @@ NO_SCALE = "the scores are not divided by √d_k"
 OVERFLOW = (
     "with large scores, every exponential must be exp(s - m) with m the running maximum so far: never "
     "exp(s) alone, and never exp(m_old - m_new) with m_new smaller than m_old"
+)
+WHOLE_MATRIX = (
+    "the values are right, but at its peak your function holds as much memory as the whole ({n_q}, {n_k}) "
+    "score matrix would in float32, or more, which the exercise forbids: compute the scores of `chunk` keys "
+    "at a time, a ({n_q}, {chunk}) block, and fold it into the running maximum, sum and output before the "
+    "next"
 )
 
 
@@ -59,10 +71,21 @@ def _buggy(q: NDArray[Any], k: NDArray[Any], v: NDArray[Any], chunk: int, bug: s
 def check_chunked_attention(fn: Callable[..., Any]) -> CheckResult:
     """Check ``fn(q, k, v, chunk)``: softmax(q kᵀ/√d_k) v computed over the keys ``chunk`` at a time with an
     online softmax (running maximum, running sum, rescaled accumulator). q (n_q, d_k), k (n_k, d_k),
-    v (n_k, d_v) -> (n_q, d_v)."""
+    v (n_k, d_v) -> (n_q, d_v). On 1000 keys its peak memory must stay below what the whole score matrix
+    needs in float32: dense attention, or blocks that ignore ``chunk``, are refused with the right values."""
     rng = np.random.default_rng(808)
 
-    def case(name: str, n_q: int, n_k: int, d: int, d_v: int, chunk: int, spread: float = 1.0) -> Case:
+    def case(
+        name: str,
+        n_q: int,
+        n_k: int,
+        d: int,
+        d_v: int,
+        chunk: int,
+        spread: float = 1.0,
+        *,
+        memory: bool = False,
+    ) -> Case:
         q = spread * rng.standard_normal((n_q, d))
         k = spread * rng.standard_normal((n_k, d))
         v = rng.standard_normal((n_k, d_v))
@@ -84,6 +107,9 @@ def check_chunked_attention(fn: Callable[..., Any]) -> CheckResult:
             chunked_attention(q, k, v, chunk),
             mistakes=mistakes,
             nonfinite_hint=OVERFLOW,
+            # an (n_q, n_k) matrix in float32 or float64 is at least this; the chunks need a few (n_q, chunk)
+            peak_limit=4 * n_q * n_k if memory else 0,
+            peak_words=WHOLE_MATRIX.format(n_q=n_q, n_k=n_k, chunk=chunk),
         )
 
     return run_cases(
@@ -91,7 +117,15 @@ def check_chunked_attention(fn: Callable[..., Any]) -> CheckResult:
         fn,
         [
             case("4 queries, 8 keys in chunks of 2", 4, 8, 4, 3, 2),
-            case("3 queries, 7 keys in chunks of 3 (a shorter last chunk)", 3, 7, 4, 2, 3),
+            case(
+                "64 queries, 1000 keys in chunks of 16 (a shorter last chunk)",
+                64,
+                1000,
+                4,
+                2,
+                16,
+                memory=True,
+            ),
             case("chunks of 1 key", 2, 5, 2, 2, 1),
             case("one chunk holding every key", 3, 4, 4, 2, 8),
             case("d_k = 1", 3, 6, 1, 2, 4),
@@ -170,6 +204,11 @@ LINEAR_EMPTY = (
     "query i must include key i itself: the sums run over j <= i, so query 0 already has one key and the "
     "denominator is never 0"
 )
+LINEAR_QUADRATIC = (
+    "the values are right, but at its peak your function holds as much memory as a ({n}, {n}) matrix would "
+    "in float32, or more; the exercise forbids building any (n, n) matrix: keep running sums along the "
+    "positions instead, np.cumsum of the (n, d_k, d_v) outer products φ(k_j) v_jᵀ and of the (n, d_k) φ(k_j)"
+)
 
 
 def _linear_without_features(q: NDArray[Any], k: NDArray[Any], v: NDArray[Any]) -> NDArray[Any]:
@@ -184,10 +223,11 @@ def _linear_without_features(q: NDArray[Any], k: NDArray[Any], v: NDArray[Any]) 
 def check_causal_linear_attention(fn: Callable[..., Any]) -> CheckResult:
     """Check ``fn(q, k, v)``: causal linear attention with φ(x) = elu(x) + 1,
     out_i = φ(q_i)ᵀ S_i / φ(q_i)ᵀ z_i with S_i = Σ_{j<=i} φ(k_j) v_jᵀ and z_i = Σ_{j<=i} φ(k_j).
-    q, k (n, d_k), v (n, d_v) -> (n, d_v)."""
+    q, k (n, d_k), v (n, d_v) -> (n, d_v). At n = 512 its peak memory must stay below what an (n, n) matrix
+    needs in float32."""
     rng = np.random.default_rng(880)
 
-    def case(name: str, n: int, d: int, d_v: int) -> Case:
+    def case(name: str, n: int, d: int, d_v: int, *, memory: bool = False) -> Case:
         q, k, v = rng.standard_normal((n, d)), rng.standard_normal((n, d)), rng.standard_normal((n, d_v))
         fq, fk = elu_feature_map(q), elu_feature_map(k)
         numerator = np.einsum("nd,nde->ne", fq, np.cumsum(fk[:, :, None] * v[:, None, :], axis=0))
@@ -202,6 +242,8 @@ def check_causal_linear_attention(fn: Callable[..., Any]) -> CheckResult:
             linear_attention(q, k, v, causal=True),
             mistakes=mistakes,
             nonfinite_hint=LINEAR_EMPTY,
+            peak_limit=4 * n * n if memory else 0,  # an (n, n) matrix in float32 or float64 is at least this
+            peak_words=LINEAR_QUADRATIC.format(n=n),
         )
 
     return run_cases(
@@ -211,6 +253,6 @@ def check_causal_linear_attention(fn: Callable[..., Any]) -> CheckResult:
             case("n = 5, d_k = 3, d_v = 2", 5, 3, 2),
             case("n = 1", 1, 4, 3),
             case("d_k = 1", 6, 1, 2),
-            case("n = 8, d_k = 4, d_v = 4", 8, 4, 4),
+            case("n = 512, d_k = 4, d_v = 4", 512, 4, 4, memory=True),
         ],
     )

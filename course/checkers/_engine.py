@@ -13,10 +13,16 @@ shape, or that a float16 or integer dtype lost precision. Numbers are printed to
 torch tensor is taken as its values, detached from autograd.
 
 Attention exercises may return the output alone or ``(output, weights)``; weights, when given, are checked
-too. A function that raises NotImplementedError (the workbook's stub) is reported as not written yet, in a
-sentence that starts with "·" rather than "✗". A checker whose cases are not :class:`Case` passes its
-own ``check`` to :func:`run_cases` (the permutation test does: its sentence says what the function returned
-and what was expected).
+too. A function that raises NotImplementedError (the workbook's stub) before it has returned anything is
+reported as not written yet, in a sentence that starts with "·" rather than "✗"; once it has returned for
+another case, NotImplementedError is reported like any other exception. The learner's function gets copies of
+its arrays and tensors (inside tuples and lists too), and changing one of them in place is reported. A case
+may also bound the memory the function holds at its peak (numpy's allocations, traced by tracemalloc), for an
+exercise that forbids building a large matrix; that is checked once the values are right. A typical mistake
+also matches a result with NaN rows where the mistake leaves a query no key (a mask gone wrong). A checker
+whose cases are not :class:`Case` passes its own ``check`` to :func:`run_cases` (the permutation test does:
+its sentence says what the function returned and what was expected), and one that mixes both calls
+:func:`check_case` for its :class:`Case` (grouped-query attention does).
 """
 
 from __future__ import annotations
@@ -25,11 +31,14 @@ import inspect
 import math
 import warnings
 from collections.abc import Callable, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
+
+from course.efficient import peak_memory
 
 # Public here: the lesson modules build their checkers from these.
 __all__ = [
@@ -39,7 +48,9 @@ __all__ = [
     "Case",
     "CheckResult",
     "Problem",
+    "as_array",
     "call_learner",
+    "check_case",
     "from_torch",
     "run_cases",
     "shape_text",
@@ -73,7 +84,9 @@ class Case:
     pairs what a typical wrong solution would return with the words that explain it; ``nonfinite_hint`` is
     added when the output has NaN or inf, ``error_hint`` when the function raises an exception whose sentence
     contains one of ``error_when`` (any exception when it is empty).
-    For boolean masks, ``mask_words(index, expected, where)`` describes a wrong entry.
+    For boolean masks, ``mask_words(index, expected, where)`` describes a wrong entry. With ``peak_limit``
+    (bytes) the function must hold less than that at once while it runs; ``peak_words`` says what to do when
+    it holds more.
     """
 
     name: str
@@ -87,6 +100,8 @@ class Case:
     error_hint: str = ""
     error_when: tuple[str, ...] = ()
     mask_words: Callable[[tuple[int, ...], bool, str], str] | None = None
+    peak_limit: int = 0
+    peak_words: str = ""
 
 
 class Problem(Exception):
@@ -143,24 +158,51 @@ def _first_line(text: str, limit: int = 200) -> str:
 # The engine
 
 
-def _copy(args: tuple[Any, ...]) -> tuple[Any, ...]:
-    return tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
+def _is_tensor(value: Any) -> bool:
+    """Whether ``value`` is a torch tensor (torch is not imported: whoever passes one has imported it)."""
+    return type(value).__module__.startswith("torch") and hasattr(value, "clone")
+
+
+def _copy(value: Any) -> Any:
+    """A copy of every array and tensor in ``value``, inside tuples and lists too; anything else as it is."""
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    if _is_tensor(value):
+        return value.clone()
+    if isinstance(value, (tuple, list)) and type(value) in (tuple, list):
+        return type(value)(_copy(item) for item in value)
+    return value
+
+
+# The callables that have returned in the current run of cases: NotImplementedError from one of them is a
+# case it does not handle, not a stub left in place.
+_RETURNED: ContextVar[list[Any] | None] = ContextVar("_RETURNED", default=None)
 
 
 def call_learner(fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
     """Call the learner's function on copies of ``args``, with numpy's warnings silenced (NaN is reported),
     and make sure it left those copies as they were."""
+    return _call(fn, args, measure=False)[0]
+
+
+def _call(fn: Callable[..., Any], args: tuple[Any, ...], *, measure: bool) -> tuple[Any, int]:
+    """``call_learner``, and the bytes the call held at its peak when ``measure`` (0 otherwise)."""
     copies = _copy(args)
+    returned = _RETURNED.get()
     try:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore", RuntimeWarning)
-            result = fn(*copies)
-    except NotImplementedError:
+            result, peak = peak_memory(fn, *copies) if measure else (fn(*copies), 0)
+    except NotImplementedError as e:
+        if returned is not None and any(f is fn for f in returned):
+            raise Problem(_raised(e)) from None  # written, but not for this input
         raise _NotWritten from None
     except Exception as e:  # the learner's bug, reported as a sentence, never a traceback
         raise Problem(_raised(e)) from None
+    if returned is not None and not any(f is fn for f in returned):
+        returned.append(fn)
     _check_unchanged(fn, args, copies)
-    return result
+    return result, peak
 
 
 def _raised(error: Exception) -> str:
@@ -172,27 +214,42 @@ def _raised(error: Exception) -> str:
     return f"your function raised {type(error).__name__}" + (f": {message}" if message else "")
 
 
+def _unchanged(original: Any, given: Any) -> bool:
+    """Whether ``given``, the learner's copy of ``original``, still holds what ``original`` holds."""
+    if isinstance(original, (tuple, list)) and type(original) in (tuple, list):
+        return all(_unchanged(a, b) for a, b in zip(original, given, strict=True))
+    if _is_tensor(original):
+        same = original.shape == given.shape and original.dtype == given.dtype
+        return bool(same and ((original == given) | ((original != original) & (given != given))).all())
+    if not isinstance(original, np.ndarray):
+        return True
+    same = given.shape == original.shape and given.dtype == original.dtype
+    return same and bool(np.array_equal(given, original, equal_nan=original.dtype.kind in "fc"))
+
+
 def _check_unchanged(fn: Callable[..., Any], args: tuple[Any, ...], copies: tuple[Any, ...]) -> None:
-    """Raise :class:`Problem` when ``fn`` changed an array it was given (``copies``, made of ``args``)."""
+    """Raise :class:`Problem` when ``fn`` changed an array or tensor it was given (``copies``, made of
+    ``args``), itself or inside a tuple or list."""
     for position, (original, given) in enumerate(zip(args, copies, strict=True)):
-        if not isinstance(original, np.ndarray):
-            continue
-        same = given.shape == original.shape and given.dtype == original.dtype
-        if same and np.array_equal(given, original, equal_nan=original.dtype.kind in "fc"):
+        if _unchanged(original, given):
             continue
         name = _parameter(fn, position)
-        raise Problem(f"your function changed its input {name} in place; compute a new array instead")
+        kind = "tensor" if _is_tensor(original) else "array"
+        raise Problem(f"your function changed its input {name} in place; compute a new {kind} instead")
 
 
 def _parameter(fn: Callable[..., Any], position: int) -> str:
     """The name of ``fn``'s positional parameter at ``position``, in backticks, or 'number N' (from 1)."""
-    try:
-        parameters = list(inspect.signature(fn).parameters.values())
-    except (TypeError, ValueError):  # a builtin or another callable without a signature
-        parameters = []
     kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-    names = [parameter.name for parameter in parameters if parameter.kind in kinds]
-    return f"`{names[position]}`" if position < len(names) else f"number {position + 1}"
+    for callable_ in (fn, getattr(fn, "forward", None)):  # an nn.Module is called through its forward
+        try:
+            parameters = list(inspect.signature(callable_).parameters.values())  # type: ignore[arg-type]
+        except (TypeError, ValueError):  # None, a builtin or another callable without a signature
+            continue
+        names = [parameter.name for parameter in parameters if parameter.kind in kinds]
+        if position < len(names):
+            return f"`{names[position]}`"
+    return f"number {position + 1}"
 
 
 def from_torch(value: Any, what: str) -> Any:
@@ -211,7 +268,9 @@ def from_torch(value: Any, what: str) -> Any:
         return value
 
 
-def _as_array(value: Any, what: str) -> NDArray[Any]:
+def as_array(value: Any, what: str) -> NDArray[Any]:
+    """``value``, returned by the learner as ``what``, as a numpy array of real numbers or booleans; a
+    :class:`Problem` saying what it is otherwise."""
     if value is None:
         raise Problem(f"your function returned None instead of {what} (is a return statement missing?)")
     value = from_torch(value, what)
@@ -222,7 +281,8 @@ def _as_array(value: Any, what: str) -> NDArray[Any]:
     if np.issubdtype(array.dtype, np.complexfloating):
         raise Problem(f"expected {what} as real numbers, got complex numbers (dtype {array.dtype})")
     if not (np.issubdtype(array.dtype, np.number) or array.dtype == np.bool_):
-        raise Problem(f"expected {what} as an array of numbers, got {type(value).__name__}")
+        got = f"an array of dtype {array.dtype}" if isinstance(value, np.ndarray) else type(value).__name__
+        raise Problem(f"expected {what} as an array of numbers, got {got}")
     return array
 
 
@@ -232,8 +292,8 @@ def _split_result(result: Any, case: Case) -> tuple[NDArray[Any], NDArray[Any] |
             wanted = "the output, or (output, weights)" if case.weights is not None else "one array"
             kind = type(result).__name__
             raise Problem(f"your function returned a {kind} of {len(result)} items; expected {wanted}")
-        return _as_array(result[0], "the output"), _as_array(result[1], "the weights")
-    return _as_array(result, "the output"), None
+        return as_array(result[0], "the output"), as_array(result[1], "the weights")
+    return as_array(result, "the output"), None
 
 
 def _check_order(out: NDArray[Any], weights: NDArray[Any] | None, case: Case) -> None:
@@ -306,8 +366,15 @@ def _check_leaks(fn: Callable[..., Any], case: Case, out: NDArray[Any], weights:
         args = list(case.args)
         args[case.v_arg] = args[case.v_arg].copy()
         args[case.v_arg][..., key, :] += 1.0
-        changed = _as_array(call_learner(fn, tuple(args)), "the output")
-        moved = np.abs(changed - out).max(axis=-1) > ATOL  # (..., T_q)
+        changed = as_array(call_learner(fn, tuple(args)), "the output")
+        if changed.shape != out.shape:
+            raise Problem(
+                f"the output has shape {shape_text(changed.shape)} once the value of key {key} changes, "
+                f"{shape_text(out.shape)} before; its shape must depend only on the inputs' shapes"
+            )
+        with np.errstate(all="ignore"):  # booleans and integers too: compare as floats
+            difference = np.abs(changed.astype(np.float64) - out.astype(np.float64))
+        moved = difference.max(axis=-1) > ATOL  # (..., T_q)
         leaked = np.broadcast_to(moved, blocked.shape[:-1]) & blocked[..., key]
         if leaked.any():
             query = _first(leaked)
@@ -360,11 +427,28 @@ def _equal(a: NDArray[Any], b: NDArray[Any]) -> bool:
     return bool(np.allclose(a, b, rtol=RTOL, atol=ATOL))
 
 
+def _matches(output: NDArray[Any], alternative: NDArray[Any], case: Case) -> bool:
+    """Whether ``output`` is what a typical mistake gives: equal to ``alternative``, or, in a masked case,
+    equal except for rows (along the last axis) of NaN or inf where ``alternative`` is all zero. Those are the
+    rows a mistaken mask leaves without any key: the reference gives them zeros, a learner's softmax of an all
+    -inf row NaN."""
+    if _equal(output, alternative):
+        return True
+    if case.allowed is None or output.shape != alternative.shape or output.ndim < 2:
+        return False
+    if np.bool_ in (output.dtype, alternative.dtype):
+        return False
+    empty = ~np.isfinite(output).all(axis=-1)  # (...): rows with NaN or inf
+    if not empty.any() or empty.all() or np.any(alternative[empty] != 0):
+        return False
+    return _equal(output[~empty], alternative[~empty])
+
+
 def _known_mistake(output: NDArray[Any], case: Case) -> str | None:
     """The explanation of the first typical mistake whose result equals ``output``, if any. A mistake that
     gives the right output on this case (no scaling when d_k = 1, say) explains nothing and is skipped."""
     for alternative, explanation in case.mistakes:
-        if _equal(output, alternative) and not _equal(alternative, case.output):
+        if _matches(output, alternative, case) and not _equal(alternative, case.output):
             return explanation
     return None
 
@@ -407,10 +491,11 @@ def _explain(out: NDArray[Any], weights: NDArray[Any] | None, case: Case) -> str
     return known or _dtype_hint(((out, "output"), (weights, "weights")), case)
 
 
-def _call_case(fn: Callable[..., Any], case: Case) -> Any:
-    """Call ``fn`` on the case's arguments; an exception's sentence gets the case's hint when it applies."""
+def _call_case(fn: Callable[..., Any], case: Case) -> tuple[Any, int]:
+    """Call ``fn`` on the case's arguments, measuring its peak memory when the case bounds it; an exception's
+    sentence gets the case's hint when it applies."""
     try:
-        return call_learner(fn, case.args)
+        return _call(fn, case.args, measure=case.peak_limit > 0)
     except Problem as problem:
         sentence = str(problem)
         if not case.error_hint or (case.error_when and not any(w in sentence for w in case.error_when)):
@@ -418,9 +503,11 @@ def _call_case(fn: Callable[..., Any], case: Case) -> Any:
         raise Problem(f"{sentence} ({case.error_hint})") from None
 
 
-def _check_case(fn: Callable[..., Any], case: Case) -> None:
-    """Raise :class:`Problem` describing the first thing wrong with ``fn`` on ``case``."""
-    out, weights = _split_result(_call_case(fn, case), case)
+def check_case(fn: Callable[..., Any], case: Case) -> None:
+    """Raise :class:`Problem` describing the first thing wrong with ``fn`` on ``case``: what
+    :func:`run_cases` does with each :class:`Case`, for a checker that mixes them with cases of its own."""
+    result, peak = _call_case(fn, case)
+    out, weights = _split_result(result, case)
     _check_order(out, weights, case)  # says what to do; no typical mistake to add
     try:
         _check_shapes(out, weights, case)
@@ -440,26 +527,34 @@ def _check_case(fn: Callable[..., Any], case: Case) -> None:
         if explanation is None:
             raise
         raise Problem(f"{problem}; {explanation}") from None
+    if case.peak_limit and peak >= case.peak_limit:
+        raise Problem(case.peak_words)
 
 
 def run_cases(
     title: str,
     fn: Callable[..., Any],
     cases: Sequence[Any],
-    check: Callable[[Callable[..., Any], Any], None] = _check_case,
+    check: Callable[[Callable[..., Any], Any], None] = check_case,
 ) -> CheckResult:
     """Run ``check(fn, case)`` on each case (a :class:`Case` by default), print one sentence, return it."""
+    token = _RETURNED.set([])
+    try:
+        message = _first_problem(title, fn, cases, check)
+    finally:
+        _RETURNED.reset(token)
+    print(message)
+    return CheckResult(message.startswith("✓"), message)
+
+
+def _first_problem(
+    title: str, fn: Callable[..., Any], cases: Sequence[Any], check: Callable[[Callable[..., Any], Any], None]
+) -> str:
     for number, case in enumerate(cases, start=1):
         try:
             check(fn, case)
         except _NotWritten:
-            message = NOT_WRITTEN.format(title=title)
-            print(message)
-            return CheckResult(False, message)
+            return NOT_WRITTEN.format(title=title)
         except Problem as problem:
-            message = f"✗ {title}, case {number} of {len(cases)} ({case.name}): {problem}."
-            print(message)
-            return CheckResult(False, message)
-    message = f"✓ {title}: all {len(cases)} cases pass."
-    print(message)
-    return CheckResult(True, message)
+            return f"✗ {title}, case {number} of {len(cases)} ({case.name}): {problem}."
+    return f"✓ {title}: all {len(cases)} cases pass."

@@ -18,6 +18,7 @@ __all__ = [
     "DECODING_OFF_BY_ONE",
     "DECODING_TOP_LEFT",
     "DECODING_TRANSPOSED",
+    "PADDING_TRANSPOSED",
     "check_causal_mask",
     "check_decoding_mask",
     "check_masked_attention",
@@ -94,6 +95,12 @@ def check_causal_mask(fn: Callable[[int], Any]) -> CheckResult:
     return run_cases("causal mask", fn, [case(4), case(1), case(2)])
 
 
+PADDING_TRANSPOSED = (
+    "the mask is transposed: it has one row per sequence and one column per position, (B, t), True where "
+    "j < lengths[b]"
+)
+
+
 def check_padding_mask(fn: Callable[[NDArray[Any], int], Any]) -> CheckResult:
     """Check ``fn(lengths, t)``: a (B, t) boolean mask, True at the real tokens, position j < lengths[b]."""
 
@@ -111,6 +118,7 @@ def check_padding_mask(fn: Callable[[NDArray[Any], int], Any]) -> CheckResult:
                 "it counts one position too many: position j is real when j < lengths[b], not when "
                 "j <= lengths[b]",
             ),
+            (mask.T, PADDING_TRANSPOSED),
         )
         return Case(name, (np.array(lengths), t), mask, mistakes=mistakes, mask_words=words)
 

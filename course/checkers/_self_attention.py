@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from course.attention import self_attention, sinusoidal_positions
+from course.attention import scaled_dot_product_attention, self_attention, sinusoidal_positions
 from course.checkers._attention import MATMUL_ERRORS, attention_mistakes
 from course.checkers._engine import (
     Case,
@@ -25,10 +25,18 @@ from course.checkers._engine import (
 from course.positions import apply_rotary, pair_frequencies
 
 __all__ = [
+    "PERMUTATION_DIFFERS",
+    "PERMUTATION_ORDER_BLIND",
+    "PE_FROM_ONE",
+    "PE_MULTIPLIED",
+    "ROTARY_HALF_EXPONENT",
     "ROTARY_HALVES",
     "ROTARY_POSITIONS_IGNORED",
     "ROTARY_SINE_SIGN",
     "ROTARY_UNSCALED",
+    "SA_KEYS_AS_VALUES",
+    "SA_UNPROJECTED_SCORES",
+    "SA_UNPROJECTED_VALUES",
     "TRANSPOSED_WORDS",
     "check_permutation_test",
     "check_positional_encoding",
@@ -42,6 +50,11 @@ _LAYOUT_HINT = (
 TRANSPOSED_WORDS = (
     "it matches multiplying by the transposed matrices, x @ W.T (nn.Linear's layout); multiply on the right, "
     "x @ W"
+)
+SA_UNPROJECTED_VALUES = "it matches using x itself as the values; project them too, V = x @ w_v"
+SA_KEYS_AS_VALUES = "it matches projecting the values with W_K; V = x @ w_v"
+SA_UNPROJECTED_SCORES = (
+    "it matches scoring x against itself without W_Q and W_K; the scores compare Q = x @ w_q with K = x @ w_k"
 )
 
 
@@ -60,6 +73,10 @@ def check_self_attention(fn: Callable[..., Any]) -> CheckResult:
         q, k, v = x @ w_q, x @ w_k, x @ w_v
         mistakes = [
             (self_attention(x, w_k, w_q, w_v)[0], "it matches W_Q and W_K swapped"),
+            (scaled_dot_product_attention(q, k, x)[0], SA_UNPROJECTED_VALUES),
+            (scaled_dot_product_attention(q, k, k)[0], SA_KEYS_AS_VALUES),
+            (scaled_dot_product_attention(x, x, v)[0], SA_UNPROJECTED_SCORES),
+            (scaled_dot_product_attention(x, x, v, scale=1 / math.sqrt(d_k))[0], SA_UNPROJECTED_SCORES),
             *attention_mistakes(q, k, v, more_scales=[(1 / math.sqrt(d_model), "scaling by 1/√d_model")]),
         ]
         if d_model == d_k == d_v:  # with square matrices x @ W.T runs, and gives other numbers
@@ -91,18 +108,32 @@ def check_self_attention(fn: Callable[..., Any]) -> CheckResult:
 # Order and positions (lesson 03)
 
 
+PERMUTATION_DIFFERS = "layer(x[perm]) and layer(x)[perm] differ here; compare them with np.allclose"
+PERMUTATION_ORDER_BLIND = (
+    "reversing the positions keeps the same rows, in another order, so sums, sorted values or shapes cannot "
+    "tell; compare layer(x[perm]) with layer(x)[perm] row by row, with np.allclose"
+)
+
+
 @dataclass(frozen=True)
 class _PermutationCase:
-    """One call ``fn(layer, x, perm)`` of a permutation test and the answer it should give."""
+    """Calls ``fn(layer, x, perm)`` of a permutation test, one per layer (of one kind), the answer they should
+    give, and what to add when ``fn`` answers True instead of False."""
 
     name: str
-    args: tuple[Any, ...]
+    calls: tuple[tuple[Any, ...], ...]
     expected: bool
+    hint: str
 
 
 def _check_permutation_case(fn: Callable[..., Any], case: _PermutationCase) -> None:
-    """Raise :class:`Problem` when ``fn`` on ``case`` does not return ``case.expected`` as a bool."""
-    answer = from_torch(call_learner(fn, case.args), "the answer")
+    for args in case.calls:
+        _check_permutation_call(fn, args, case)
+
+
+def _check_permutation_call(fn: Callable[..., Any], args: tuple[Any, ...], case: _PermutationCase) -> None:
+    """Raise :class:`Problem` when ``fn`` on ``args`` does not return ``case.expected`` as a bool."""
+    answer = from_torch(call_learner(fn, args), "the answer")
     if isinstance(answer, np.ndarray) and answer.ndim == 0 and answer.dtype == np.bool_:
         answer = answer.item()  # a one-element answer from torch, (a == b).all(), is a bool too
     if answer is None:
@@ -115,8 +146,18 @@ def _check_permutation_case(fn: Callable[..., Any], case: _PermutationCase) -> N
     if not isinstance(answer, (bool, np.bool_)):
         raise Problem(f"expected True or False, got {type(answer).__name__}")
     if bool(answer) != case.expected:
-        hint = "; compare layer(x[perm]) with layer(x)[perm] using np.allclose" if case.expected else ""
-        raise Problem(f"your function returned {bool(answer)}, expected {case.expected}{hint}")
+        hint = "compare layer(x[perm]) with layer(x)[perm] using np.allclose" if case.expected else case.hint
+        raise Problem(f"your function returned {bool(answer)}, expected {case.expected}; {hint}")
+
+
+PE_MULTIPLIED = (
+    "it matches multiplying the position by 10000^(2i/d_model); divide it: the angle is "
+    "pos / 10000^(2i/d_model)"
+)
+PE_FROM_ONE = (
+    "it matches positions counted from 1; the first position is 0, whose row holds sin 0 = 0 and cos 0 = 1 "
+    "in every pair"
+)
 
 
 def _positional_mistakes(t: int, d_model: int) -> tuple[tuple[NDArray[Any], str], ...]:
@@ -147,7 +188,17 @@ def _positional_mistakes(t: int, d_model: int) -> tuple[tuple[NDArray[Any], str]
             "it matches all the sines first, then all the cosines; interleave them, the sine of pair i in "
             "column 2i and its cosine in column 2i + 1",
         ),
+        (_interleave(pos * 10000.0 ** (np.arange(0, d_model, 2) / d_model)), PE_MULTIPLIED),
+        (_interleave(pairs + 1.0 / 10000.0 ** (np.arange(0, d_model, 2) / d_model)), PE_FROM_ONE),
     )
+
+
+def _interleave(angle: NDArray[Any]) -> NDArray[Any]:
+    """The sine of each angle (t, d_model // 2) in column 2i and its cosine in column 2i + 1."""
+    t, pairs = angle.shape
+    out = np.empty((t, 2 * pairs))
+    out[:, 0::2], out[:, 1::2] = np.sin(angle), np.cos(angle)
+    return out
 
 
 def check_positional_encoding(fn: Callable[[int, int], Any]) -> CheckResult:
@@ -178,7 +229,8 @@ def check_permutation_test(
     False otherwise. ``x`` (T, d), ``perm`` the indices 0 … T-1 in some order.
 
     The layers are two permutation-equivariant ones (self-attention; the same projection at every position)
-    and two that are not (self-attention after adding sinusoidal positions; a running sum over positions).
+    and three that are not (self-attention after adding sinusoidal positions; a running sum over positions;
+    the positions reversed, which keeps every row, so that comparing sums or sorted values cannot tell).
     """
     rng = np.random.default_rng(606)
     t, d_model, d_k = 5, 8, 4
@@ -199,17 +251,24 @@ def check_permutation_test(
     def running_sum(z: NDArray[Any]) -> NDArray[Any]:
         return np.cumsum(z, axis=0)  # (T, d_model)
 
-    def case(name: str, layer: Callable[[NDArray[Any]], NDArray[Any]], expected: bool) -> _PermutationCase:
-        return _PermutationCase(name, (layer, x, perm), expected)
+    def reverse(z: NDArray[Any]) -> NDArray[Any]:
+        return z[::-1]  # (T, d_model): the same rows, another order
+
+    def case(name: str, *layers: Callable[[NDArray[Any]], NDArray[Any]], expected: bool) -> _PermutationCase:
+        calls = tuple((layer, x, perm) for layer in layers)
+        hint = PERMUTATION_ORDER_BLIND if reverse in layers else PERMUTATION_DIFFERS
+        return _PermutationCase(name, calls, expected, hint)
 
     return run_cases(
         "permutation test",
         fn,
         [
-            case("self-attention", attend, True),
-            case("the same projection at every position", project, True),
-            case("self-attention after adding positions", attend_with_positions, False),
-            case("a running sum over positions", running_sum, False),
+            case("self-attention", attend, expected=True),
+            case("the same projection at every position", project, expected=True),
+            case("self-attention after adding positions", attend_with_positions, expected=False),
+            case(
+                "a running sum over positions, and positions reversed", running_sum, reverse, expected=False
+            ),
         ],
         check=_check_permutation_case,
     )
@@ -229,6 +288,10 @@ ROTARY_SINE_SIGN = (
 ROTARY_UNSCALED = (
     "it matches every pair turned by the position itself; pair i turns by p / 10000^(2i/d), so multiply the "
     "position by the pair's frequency"
+)
+ROTARY_HALF_EXPONENT = (
+    "it matches the frequency 1/10000^(i/d) for pair i; pair i turns at 1/10000^(2i/d), with 2i the pair's "
+    "first column"
 )
 ROTARY_POSITIONS_IGNORED = (
     "it matches rotating row t by position t (np.arange(T)); use the positions you are given, which need not "
@@ -252,6 +315,7 @@ def _rotary_mistakes(x: NDArray[Any], positions: NDArray[Any]) -> tuple[tuple[ND
         (apply_rotary(x, -positions), ROTARY_SINE_SIGN),
         (unscaled, ROTARY_UNSCALED),
         (apply_rotary(x, np.arange(x.shape[-2])), ROTARY_POSITIONS_IGNORED),
+        (apply_rotary(x, positions, base=10000.0**0.5), ROTARY_HALF_EXPONENT),  # 10000^(i/d) = √10000^(2i/d)
     )
 
 

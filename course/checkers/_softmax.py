@@ -14,12 +14,18 @@ from course.checkers._engine import Case, CheckResult, run_cases
 from course.log_space import logsumexp
 
 __all__ = [
+    "CONTEXT_SCALED",
     "LSE_AXIS",
     "LSE_KEEPDIMS",
+    "LSE_MAX_ONLY",
     "LSE_NO_ADD_BACK",
     "LSE_NO_LOG",
     "LSE_STABLE_HINT",
+    "LSE_WHOLE_ARRAY",
+    "SOFTMAX_NO_EXP",
+    "SOFTMAX_UNNORMALISED",
     "STABLE_HINT",
+    "TEMPERATURE_AFTER",
     "check_contextualize",
     "check_logsumexp",
     "check_softmax",
@@ -27,6 +33,13 @@ __all__ = [
 ]
 
 STABLE_HINT = "did exp overflow or underflow? subtract each row's own maximum before exp"
+SOFTMAX_UNNORMALISED = (
+    "the exponentials are not divided by their sum; divide each row by its own sum, so that it sums to 1"
+)
+SOFTMAX_NO_EXP = (
+    "the scores are divided by their sum without exp; exponentiate them first (after subtracting the row's "
+    "maximum), then divide by the sum of the exponentials"
+)
 _KEEPDIMS_HINT = (
     "x has several rows here: take each row's maximum and sum with axis=-1, keepdims=True, so that they "
     "broadcast against x"
@@ -38,7 +51,10 @@ def check_softmax(fn: Callable[[NDArray[Any]], Any]) -> CheckResult:
     rng = np.random.default_rng(101)
 
     def case(name: str, x: NDArray[Any], hint: str = "") -> Case:
-        mistakes = []
+        exps = np.exp(x - x.max(axis=-1, keepdims=True))
+        with np.errstate(all="ignore"):
+            ratios = x / x.sum(axis=-1, keepdims=True)
+        mistakes = [(exps, SOFTMAX_UNNORMALISED), (ratios, SOFTMAX_NO_EXP)]
         if x.ndim > 1:
             mistakes.append(
                 (
@@ -80,6 +96,11 @@ def check_softmax(fn: Callable[[NDArray[Any]], Any]) -> CheckResult:
     )
 
 
+TEMPERATURE_AFTER = (
+    "the weights were divided by the temperature after the softmax; divide the scores before it"
+)
+
+
 def check_softmax_temperature(fn: Callable[[NDArray[Any], float], Any]) -> CheckResult:
     """Check ``fn(x, temperature)``: the softmax of ``x / temperature`` along the last axis."""
     rng = np.random.default_rng(102)
@@ -88,6 +109,7 @@ def check_softmax_temperature(fn: Callable[[NDArray[Any], float], Any]) -> Check
         mistakes = (
             (softmax(x), "it is the softmax of x itself; divide the scores by the temperature first"),
             (softmax(x * tau), "the scores were multiplied by the temperature; divide them by it"),
+            (softmax(x) / tau, TEMPERATURE_AFTER),
         )
         return Case(
             name,
@@ -112,6 +134,11 @@ def check_softmax_temperature(fn: Callable[[NDArray[Any], float], Any]) -> Check
     )
 
 
+CONTEXT_SCALED = (
+    "the scores are divided by √d; this exercise uses the plain dot products (the scaling comes in lesson 02)"
+)
+
+
 def check_contextualize(fn: Callable[[NDArray[Any], NDArray[Any]], Any]) -> CheckResult:
     """Check ``fn(query, vectors)``: softmax of the dot-product scores ``vectors @ query``, then the weighted
     average of the rows of ``vectors``; query (d,), vectors (T, d), result (d,). Attention for one query,
@@ -127,6 +154,7 @@ def check_contextualize(fn: Callable[[NDArray[Any], NDArray[Any]], Any]) -> Chec
                 "the raw scores were used as weights; apply the softmax to them first",
             ),
             (weights, "these are the weights; return the weighted average of the rows, weights @ vectors"),
+            (softmax(vectors @ query / np.sqrt(len(query))) @ vectors, CONTEXT_SCALED),
         )
         return Case(name, (query, vectors), weights @ vectors, mistakes=mistakes, nonfinite_hint=STABLE_HINT)
 
@@ -152,6 +180,8 @@ LSE_NO_ADD_BACK = (
 )
 LSE_NO_LOG = "the log is missing: it is m + log(sum(exp(x - m))), not m + sum(exp(x - m))"
 LSE_AXIS = "it is taken along axis 0; take the log-sum-exp of each row (the last axis)"
+LSE_WHOLE_ARRAY = "the sum runs over the whole array; sum each row, along the last axis (axis=-1)"
+LSE_MAX_ONLY = "it returns the maximum m alone; add log(sum(exp(x - m))) to it, a number between 0 and log(n)"
 LSE_KEEPDIMS = (
     "the summed axis is still there with length 1: the result has one number per row, shape x.shape[:-1] "
     "(keepdims=True is for the maximum you subtract, not for the result)"
@@ -174,9 +204,11 @@ def check_logsumexp(fn: Callable[[NDArray[Any]], Any]) -> CheckResult:
             (np.log(rest), LSE_NO_ADD_BACK),
             (m + rest, LSE_NO_LOG),
             (expected[..., None], LSE_KEEPDIMS),
+            (m, LSE_MAX_ONLY),
         ]
         if x.ndim > 1:
             mistakes.append((logsumexp(x, axis=0), LSE_AXIS))
+            mistakes.append((m + np.log(np.exp(x - m[..., None]).sum()), LSE_WHOLE_ARRAY))
         return Case(
             name,
             (x,),

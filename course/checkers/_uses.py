@@ -21,9 +21,12 @@ __all__ = [
     "CAUSAL_CROSS_WORDS",
     "DECODER_KEYS_WORDS",
     "ENCODER_QUERIES_WORDS",
+    "INVERTED_PADDING_WORDS",
     "NO_PADDING_WORDS",
+    "PADDING_OFF_BY_ONE_WORDS",
     "QUERY_AXIS_WORDS",
     "RESIDUAL_QUERIES_WORDS",
+    "SELF_NO_RESIDUAL_WORDS",
     "SELF_UNMASKED_WORDS",
     "check_cross_attention",
     "check_decoder_attention",
@@ -51,6 +54,14 @@ CAUSAL_CROSS_DECODER_WORDS = (
 )
 NO_PADDING_WORDS = (
     "it matches ignoring memory_lengths; block the padded encoder positions, keys j >= memory_lengths[b]"
+)
+INVERTED_PADDING_WORDS = (
+    "it matches the padding mask inverted: it blocks the real encoder positions and keeps the padding (a "
+    "memory without padding is then left with no key at all); here True marks a real encoder position"
+)
+PADDING_OFF_BY_ONE_WORDS = (
+    "it counts one encoder position too many as real: key j is real when j < memory_lengths[b], not when "
+    "j <= memory_lengths[b]"
 )
 BROADCAST_HINT = (
     "the padding mask has one entry per encoder position, (B, T_enc): give it a query axis, (B, 1, T_enc), "
@@ -94,7 +105,8 @@ def check_cross_attention(fn: Callable[..., Any]) -> CheckResult:
                 "; scale by 1/√d_k, d_k being the width of the queries and keys",
             ),
             (attend(None), NO_PADDING_WORDS),
-            (attend(~keys), "it matches the padding mask inverted; here True marks a real encoder position"),
+            (attend(~keys), INVERTED_PADDING_WORDS),
+            (attend(padding_mask(memory_lengths + 1, t_enc)[:, None, :]), PADDING_OFF_BY_ONE_WORDS),
             (weights, "these are the attention weights; return the output, or (output, weights)"),
         ]
         if t_dec == t_enc:
@@ -135,6 +147,10 @@ BOTH_BUGS_WORDS = (
     "both bugs are still there: the decoder's self-attention sees the future, and cross-attention is masked "
     "causally"
 )
+SELF_NO_RESIDUAL_WORDS = (
+    "it leaves out the residual connection around self-attention: h = y + self-attention(y), and "
+    "cross-attention reads h"
+)
 RESIDUAL_QUERIES_WORDS = (
     "cross-attention's queries are taken from y; take them from h, the decoder's state after its "
     "self-attention and residual connection"
@@ -160,7 +176,8 @@ def check_decoder_attention(fn: Callable[..., Any]) -> CheckResult:
         cross_w = tuple(rng.standard_normal((d, d)) / math.sqrt(d) for _ in range(3))
         expected = decoder_attention(y, memory, self_w, cross_w)  # type: ignore[arg-type]
         h_open = y + self_attention(y, self_w[0], self_w[1], self_w[2])[0]  # no causal mask
-        h = y + self_attention(y, self_w[0], self_w[1], self_w[2], causal_mask(t_dec))[0]
+        no_residual = self_attention(y, self_w[0], self_w[1], self_w[2], causal_mask(t_dec))[0]
+        h = y + no_residual
         causal = causal_mask(t_dec, t_enc)
         top_left = causal_mask(t_dec, t_enc, align="top-left")
         mistakes = (
@@ -171,6 +188,7 @@ def check_decoder_attention(fn: Callable[..., Any]) -> CheckResult:
             (h + _cross(h, memory, cross_w, top_left), CAUSAL_CROSS_DECODER_WORDS),
             (h + _cross(y, memory, cross_w, None), RESIDUAL_QUERIES_WORDS),
             (h + _cross(h, h, cross_w, None), DECODER_KEYS_WORDS),
+            (no_residual + _cross(no_residual, memory, cross_w, None), SELF_NO_RESIDUAL_WORDS),
             (
                 _cross(h, memory, cross_w, None),
                 "it leaves out the residual connection around cross-attention; return h + cross-attention",
