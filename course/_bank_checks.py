@@ -33,6 +33,7 @@ Report = Callable[[str | None, str], None]
 """Reports a problem: `report(field, message)` (field None: the whole file or question)."""
 
 _ID = re.compile(r"[0-9]{2}-[a-z0-9]+(?:-[a-z0-9]+)*")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # Unicode's Cc, tab and line feed aside
 _FILE_NAME = re.compile(r"([0-9]{2})-[a-z0-9]+(?:-[a-z0-9]+)*\.toml")
 _MIN_OPTIONS, _MAX_OPTIONS = 2, 6
 _TYPE_NAMES: tuple[tuple[type | tuple[type, ...], str], ...] = (
@@ -139,6 +140,21 @@ def has_balanced_math(value: str) -> str | None:
     return None
 
 
+def has_no_control_characters(value: str) -> str | None:
+    """A text's control characters (Unicode's Cc: C0, DEL and C1) other than tab and line feed are refused:
+    TOML refuses them raw but writes them as escapes (``\\u001f``, ``\\b``, ``\\r``...) and lets C1 through
+    raw, and they corrupt what shows the text (a terminal, Anki's fields, which U+001F separates)."""
+    found = _CONTROL.search(value)
+    if found is None:
+        return None
+    before = value[: found.start()]
+    line, column = before.count("\n") + 1, found.start() - (before.rfind("\n") + 1) + 1
+    return (
+        f"must not contain control characters (found U+{ord(found.group()):04X} at line {line}, column "
+        f"{column} of the text)"
+    )
+
+
 def is_finite(value: float) -> str | None:
     return None if math.isfinite(value) else f"must be a finite number (got {value})"
 
@@ -210,8 +226,8 @@ class Field:
         return dataclasses.replace(self, rules=(*self.rules, rule))
 
 
-MARKDOWN = (is_string, is_not_blank, has_balanced_math)
-PLAIN = (is_string, is_not_blank)
+MARKDOWN = (is_string, is_not_blank, has_no_control_characters, has_balanced_math)
+PLAIN = (is_string, is_not_blank, has_no_control_characters)
 NUMBER = (is_number, is_finite)
 ID = (is_string, is_question_id)
 
@@ -450,6 +466,7 @@ class _Entry:
         rules = (
             is_string,
             *(() if allow_empty else (is_not_blank,)),
+            has_no_control_characters,
             *((has_balanced_math,) if math else ()),
         )
         value: str | None = self.read(Field(field, rules))

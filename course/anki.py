@@ -36,6 +36,7 @@ __all__ = [
     "anki_math",
     "back",
     "front",
+    "note_fields",
     "tags",
     "write_package",
 ]
@@ -46,6 +47,7 @@ MODEL_ID = 1_733_091_202
 MODEL_NAME = "Attention course question"
 FIELDS = ("Front", "Back", "Lesson", "Id")
 _LETTERS = "ABCDEF"
+_FIELD_SEPARATOR = "\x1f"
 _CSS = ".card { font-family: sans-serif; font-size: 18px; text-align: left; }\n.answer { font-weight: bold; }"
 _CODE = re.compile(r"(<pre><code>.*?</code></pre>|<code>.*?</code>)", re.DOTALL)
 _DISPLAY = re.compile(r"(?<!\\)\$\$(.+?)(?<!\\)\$\$", re.DOTALL)
@@ -115,11 +117,25 @@ def _model() -> genanki.Model:
     )
 
 
+def note_fields(question: Question) -> list[str]:
+    """The note's fields, in the order of `FIELDS`. A ValueError, naming the question and the field, when one
+    holds U+001F, the character Anki keeps between a note's fields: the note would have one field too many
+    (the bank's check refuses every control character, so a bank that loads never has one)."""
+    fields = [front(question), back(question), question.lesson, question.id]
+    for name, text in zip(FIELDS, fields, strict=True):
+        if _FIELD_SEPARATOR in text:
+            raise ValueError(
+                f"question {question.id!r}: its {name} field holds U+001F, which separates the fields of an "
+                "Anki note; remove it from the question"
+            )
+    return fields
+
+
 def _deck(questions: Sequence[Question]) -> genanki.Deck:
     model = _model()
     deck = genanki.Deck(DECK_ID, DECK_NAME)
     for question in questions:
-        fields = [front(question), back(question), question.lesson, question.id]
+        fields = note_fields(question)
         deck.add_note(
             genanki.Note(model=model, fields=fields, tags=tags(question), guid=genanki.guid_for(question.id))
         )
@@ -128,7 +144,9 @@ def _deck(questions: Sequence[Question]) -> genanki.Deck:
 
 def write_package(bank: Bank, lessons: Sequence[str], path: Path, at: datetime) -> int:
     """Write the questions of `lessons` (in bank order) to the Anki package `path`, replacing it whole;
-    return how many notes. `at` is the notes' modification time (and where their row ids start)."""
+    return how many notes. `at` is the notes' modification time (and where their row ids start). A question
+    whose note would have the wrong number of fields is a ValueError (`note_fields`), before anything is
+    written."""
     questions = [question for question in bank.all() if question.lesson in lessons]
     package = genanki.Package(_deck(questions))
     folder = path.resolve().parent

@@ -9,6 +9,10 @@ written or bad arguments, 3 ``optimize`` found too few reviews to fit to (nothin
 (Ctrl-C), 129 the terminal was closed (SIGHUP), 143 asked to stop (SIGTERM), 141 the output was closed early
 (e.g. piped into ``head``). It never shows a traceback for any of these.
 
+Every command that saves checks that it can before it asks a question or does the work it saves
+(`course.terminal.writing`): a read-only, locked or full progress file is reported first, with what was not
+done.
+
 Stopping never loses an answer already given: Ctrl-C, a closed terminal (SIGHUP) and SIGTERM stop ``review``
 and ``cram`` the way typing q does, at the prompt on screen (a signal that comes while an answer is being
 saved waits for the next prompt), so that a right answer counted as Good is saved before stopping.
@@ -57,11 +61,10 @@ from course.terminal.session import NotSaved
 from course.terminal.session_report import session_report
 from course.terminal.transfer import TRANSFERS, transfer
 from course.terminal.workbook import workbook
+from course.terminal.writing import NOT_DONE, NotWritable, not_done
 from scheduler import Storage, StoreError, StoreNotFoundError
 
 __all__ = ["main", "now"]
-
-_NOTHING_ASKED = "No question was asked, as no answer could be saved to it.\n"
 
 
 def now() -> datetime:
@@ -175,10 +178,11 @@ def _using_store(args: argparse.Namespace, err: TextIO, run: Callable[[Storage],
     except NotSaved as failed:
         err.write(f"{failed.problem}\nYour last answer was not saved ({failed.done} before it).\n")
         return EXIT_STORE
+    except NotWritable as refused:  # found before anything was asked or done
+        err.write(f"{refused.problem}\n{NOT_DONE[args.command]}\n")
+        return EXIT_STORE
     except StoreError as problem:
-        err.write(f"{problem}\n")
-        if args.command in ("review", "cram") and getattr(problem, "reason", None) == "read-only":
-            err.write(_NOTHING_ASKED)
+        err.write(f"{problem}\n{not_done(args, problem)}")
         return EXIT_STORE
     finally:
         if store is not None:

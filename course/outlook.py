@@ -9,15 +9,27 @@ how to raise today's limits or how to say a due time.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta, tzinfo
 from typing import NamedTuple
 
 from course.lessons import QUIZ_LESSONS, lesson_title
-from scheduler import Item, Limits, Memory, Session, Settings, Storage, day_start, format_interval, stats
+from scheduler import (
+    AnsweredToday,
+    Item,
+    Limits,
+    Memory,
+    Session,
+    Settings,
+    Storage,
+    day_start,
+    format_interval,
+    stats,
+)
 
 __all__ = [
+    "NOTEBOOK_LIMITS",
     "NOTHING_DUE",
     "NOTHING_SCHEDULED",
     "LimitOptions",
@@ -48,13 +60,16 @@ class Outlook:
 
     ``due_now``: the questions it would serve (due ones, then new ones); ``held_due`` and ``held_new``: the
     due and new questions that today's limits hold back until tomorrow; ``next_due``: the earliest due time
-    after that time (None when no question is scheduled after it).
+    after that time (None when no question is scheduled after it); ``limits``: today's limits; ``answered``:
+    what the day's answers so far counted against them, by lesson (a quiz's answers too).
     """
 
     due_now: int
     held_due: int
     held_new: int
     next_due: datetime | None
+    limits: Limits = field(default_factory=Limits)
+    answered: AnsweredToday = field(default_factory=AnsweredToday)
 
     def held_text(self) -> str | None:
         """``10 due and 3 new questions wait``, ``1 new question waits``; None when nothing is held back."""
@@ -66,10 +81,23 @@ class Outlook:
 
 
 class LimitOptions(NamedTuple):
-    """How a front end raises today's limits, e.g. ``LimitOptions("--limit-reviews N", "--limit-new N")``."""
+    """How a front end raises today's limits: `reviews` and `new` say one limit, ``{n}`` standing for it
+    (``--limit-new {n}``); `how` is the sentence that says how to answer what is held back now, ``{them}``
+    standing for "it" or "them" and ``{settings}`` for the limits needed, joined by `separator`."""
 
     reviews: str
     new: str
+    how: str
+    separator: str = " "
+
+
+NOTEBOOK_LIMITS = LimitOptions(
+    "reviews_per_day={n}",
+    "new_per_day={n}",
+    "To answer {them} now: from scheduler import Limits, then review(limits=Limits({settings})).",
+    ", ",
+)
+"""How the review notebook raises today's limits: ``review(limits=Limits(new_per_day=68))``."""
 
 
 def outlook(store: Storage, items: Sequence[Item], at: datetime, tz: tzinfo, limits: Limits) -> Outlook:
@@ -87,6 +115,8 @@ def outlook(store: Storage, items: Sequence[Item], at: datetime, tz: tzinfo, lim
         held_due=max(0, due - session.due_count),
         held_new=max(0, unseen - session.new_count),
         next_due=min(later, default=None),
+        limits=limits,
+        answered=session.answered_today,
     )
 
 
@@ -121,17 +151,53 @@ def due_in(at: datetime) -> Callable[[datetime], str]:
     return lambda due: f"Next question due in {interval(due - at)}."
 
 
-def held_sentence(view: Outlook, options: LimitOptions | None = None) -> str | None:
-    """``Today's limit is reached: 1 due and 2 new questions wait until tomorrow.``, with, when `options`
-    are given, the ones that raise the limits reached before the full stop (``(--limit-reviews N and
-    --limit-new N to allow more)``); None when nothing is held back."""
+def held_sentence(view: Outlook, options: LimitOptions = NOTEBOOK_LIMITS) -> str | None:
+    """What today's limits hold back, in three sentences: which limits are reached and what counted against
+    them, lesson by lesson (``Today's limit of 20 new questions is reached: you answered 45 new questions (12
+    in lesson 00, 16 in 01, 17 in 02) today, quizzes included.``), what waits (``23 new questions wait until
+    tomorrow.``), and how to answer it now, in the words of `options` (default `NOTEBOOK_LIMITS`), with the
+    limits that serve every question held back (``To answer them now, review with --limit-new 68.``). None
+    when nothing is held back."""
     held = view.held_text()
     if held is None:
         return None
-    if options is None:
-        return f"Today's limit is reached: {held} until tomorrow."
-    named = " and ".join([options.reviews] * bool(view.held_due) + [options.new] * bool(view.held_new))
-    return f"Today's limit is reached: {held} until tomorrow ({named} to allow more)."
+    reached = []  # (the limit, what counted against it, the setting that serves every question held back)
+    if view.held_due:
+        limit, done = view.limits.reviews_per_day, view.answered.reviews
+        setting = options.reviews.format(n=max(limit, sum(done.values())) + view.held_due)
+        reached.append((plural(limit, "review"), _answered(done, "review"), setting))
+    if view.held_new:
+        limit, done = view.limits.new_per_day, view.answered.new
+        setting = options.new.format(n=max(limit, sum(done.values())) + view.held_new)
+        reached.append((plural(limit, "new question"), _answered(done, "new question"), setting))
+    one = len(reached) == 1
+    opening = (
+        f"Today's limit{'' if one else 's'} of {' and '.join(limit for limit, _, _ in reached)} "
+        f"{'is' if one else 'are'} reached"
+    )
+    counted = [done for _, done, _ in reached if done]
+    if counted:
+        opening += f": you answered {' and '.join(counted)} today, quizzes included"
+    how = options.how.format(
+        them="it" if view.held_due + view.held_new == 1 else "them",
+        settings=options.separator.join(setting for _, _, setting in reached),
+    )
+    return f"{opening}. {held} until tomorrow. {how}"
+
+
+def _answered(by_lesson: Mapping[str, int], word: str) -> str:
+    """``45 new questions (12 in lesson 00, 16 in 01, 17 in 02)``, ``3 reviews (all in lesson 01)``, the
+    lessons in course order; "" for none."""
+    total = sum(by_lesson.values())
+    if not total:
+        return ""
+    lessons = _in_course_order(lesson for lesson, n in by_lesson.items() if n)
+    if len(lessons) == 1:
+        return f"{plural(total, word)} (all in lesson {lessons[0]})"
+    counts = [
+        f"{by_lesson[lesson]} in {'lesson ' if k == 0 else ''}{lesson}" for k, lesson in enumerate(lessons)
+    ]
+    return f"{plural(total, word)} ({', '.join(counts)})"
 
 
 def next_steps(
@@ -139,15 +205,15 @@ def next_steps(
     at: datetime,
     *,
     answered: bool,
-    options: LimitOptions | None = None,
+    options: LimitOptions = NOTEBOOK_LIMITS,
     next_due: Callable[[datetime], str] | None = None,
     unscheduled: str | None = NOTHING_SCHEDULED,
 ) -> list[str]:
     """What comes once nothing more is due now, as sentences: `NOTHING_DUE` (unless questions were
     `answered` in this session, or today's limits hold some back), what the limits hold back
-    (`held_sentence` with `options`), and when the next question is due: `next_due` (default `due_in`) of
-    that time, or `unscheduled` (None: nothing) when no question is scheduled. The next due time is left
-    out when due questions are held back: they come first."""
+    (`held_sentence` in the words of `options`), and when the next question is due: `next_due` (default
+    `due_in`) of that time, or `unscheduled` (None: nothing) when no question is scheduled. The next due
+    time is left out when due questions are held back: they come first."""
     held = held_sentence(view, options)
     if view.next_due is None:
         upcoming = None if held is not None else unscheduled
@@ -251,6 +317,10 @@ def progress_report(store: Storage, items: Sequence[Item], at: datetime, tz: tzi
 def _started(store: Storage, items: Sequence[Item]) -> list[str]:
     """The lessons (decks) of `items` that the learner has started, in course order."""
     enrolled = set(store.enrolled())
-    decks = {item.deck for item in items if item.deck in enrolled}
+    return _in_course_order({item.deck for item in items if item.deck in enrolled})
+
+
+def _in_course_order(lessons: Iterable[str]) -> list[str]:
+    """`lessons` in course order; a deck that is no lesson of the course after them, by name."""
     order = {lesson: k for k, lesson in enumerate(QUIZ_LESSONS)}
-    return sorted(decks, key=lambda deck: (order.get(deck, len(order)), deck))
+    return sorted(lessons, key=lambda deck: (order.get(deck, len(order)), deck))

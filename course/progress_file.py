@@ -11,7 +11,10 @@ the practice (cram) answers::
 A rating is written by its name (``again``, ``hard``, ``good``, ``easy``), a time as ISO 8601 UTC to the
 millisecond (any ISO 8601 time with a UTC offset is read), ``duration_ms`` as a whole number or null. Blank
 lines are ignored; anything else wrong is a `ProgressFileError` naming the file and the line, and so is a
-file of a newer format version. Reading checks every line before anything is imported.
+file of a newer format version. Reading checks every line before anything is imported, against what the
+stores and fsrs can hold too (``scheduler.id_problem``: ids; times from 1970 to 8999; durations up to
+``scheduler.MAX_DURATION_MS``), and refuses a time later than the `now` it is given: nothing is answered in
+the future.
 """
 
 from __future__ import annotations
@@ -23,7 +26,15 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from scheduler import LogEntry, Rating
+from scheduler import (
+    EARLIEST_TIME,
+    LATEST_TIME,
+    MAX_DURATION_MS,
+    LogEntry,
+    Rating,
+    id_problem,
+    time_range_text,
+)
 
 __all__ = ["FORMAT", "VERSION", "Progress", "ProgressFileError", "lines", "read_progress", "utc_text"]
 
@@ -31,6 +42,7 @@ FORMAT = "attention-course-progress"
 VERSION = 1
 _RATINGS = {rating.name.lower(): rating for rating in Rating}
 _KINDS = ("enrollment", "review", "practice")
+_SHOWN = 60  # the longest value a message shows whole
 
 
 class ProgressFileError(Exception):
@@ -73,8 +85,9 @@ def lines(progress: Progress, exported_at: datetime) -> Iterator[str]:
             )
 
 
-def read_progress(path: Path) -> Progress:
-    """Read and check the whole progress file at `path`; `ProgressFileError` for the first problem."""
+def read_progress(path: Path, now: datetime) -> Progress:
+    """Read and check the whole progress file at `path`, every time in it at or before `now` (aware);
+    `ProgressFileError` for the first problem."""
     try:
         text = path.read_bytes().decode("utf-8")
     except OSError as problem:
@@ -88,7 +101,7 @@ def read_progress(path: Path) -> Progress:
     progress = Progress({}, [], [])
     for number, line in numbered[1:]:
         try:
-            _add(progress, _object(line))
+            _add(progress, _object(line), now)
         except ValueError as problem:
             raise ProgressFileError(f"{path}, line {number}: {problem}") from None
     return progress
@@ -112,21 +125,31 @@ def _check_header(path: Path, number: int, line: str) -> None:
         )
 
 
+def _shown(value: object) -> str:
+    """`value` as a message shows it: its repr, cut to `_SHOWN` characters."""
+    text = repr(value)
+    return text if len(text) <= _SHOWN else f"{text[: _SHOWN - 3]}..."
+
+
 def _object(line: str) -> dict[str, Any]:
     try:
         value = json.loads(line)
     except json.JSONDecodeError as problem:
         raise ValueError(f"not JSON ({problem.msg} at column {problem.colno})") from None
+    except ValueError:  # a whole number of more digits than Python converts
+        raise ValueError("not JSON that can be read (a number in it is too long)") from None
+    except RecursionError:
+        raise ValueError("not JSON that can be read (nested too deeply)") from None
     if not isinstance(value, dict):
         raise ValueError("not a JSON object")
     return value
 
 
-def _add(progress: Progress, record: dict[str, Any]) -> None:
+def _add(progress: Progress, record: dict[str, Any], now: datetime) -> None:
     kind = record.get("type")
     if kind not in _KINDS:
-        raise ValueError(f"unknown record type {kind!r} (expected one of {', '.join(_KINDS)})")
-    at = _time(record.get("at"))
+        raise ValueError(f"unknown record type {_shown(kind)} (expected one of {', '.join(_KINDS)})")
+    at = _time(record.get("at"), now)
     if kind == "enrollment":
         lesson = _text(record, "lesson")
         progress.enrollments[lesson] = min(at, progress.enrollments.get(lesson, at))
@@ -138,31 +161,49 @@ def _add(progress: Progress, record: dict[str, Any]) -> None:
 def _text(record: dict[str, Any], key: str) -> str:
     value = record.get(key)
     if not isinstance(value, str) or not value:
-        raise ValueError(f"{key!r} must be a non-empty string, got {value!r}")
+        raise ValueError(f"{key!r} must be a non-empty string, got {_shown(value)}")
+    problem = id_problem(value)
+    if problem is not None:
+        raise ValueError(f"{key!r} {problem}")
     return value
 
 
 def _rating(value: object) -> Rating:
     if not isinstance(value, str) or value not in _RATINGS:
-        raise ValueError(f"'rating' must be one of {', '.join(_RATINGS)}, got {value!r}")
+        raise ValueError(f"'rating' must be one of {', '.join(_RATINGS)}, got {_shown(value)}")
     return _RATINGS[value]
 
 
-def _time(value: object) -> datetime:
-    problem = ValueError(f"'at' must be an ISO 8601 time with a UTC offset, got {value!r}")
+def _time(value: object, now: datetime) -> datetime:
+    """The time `value` says, in UTC: one a store can hold, and not after `now`."""
+    problem = ValueError(f"'at' must be an ISO 8601 time with a UTC offset, got {_shown(value)}")
     if not isinstance(value, str):
         raise problem
     try:
-        at = datetime.fromisoformat(value.replace("Z", "+00:00"))
-        if at.tzinfo is None:
-            raise problem
-        return at.astimezone(timezone.utc)
-    except (ValueError, OverflowError):
+        given = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
         raise problem from None
+    if given.tzinfo is None or given.utcoffset() is None:
+        raise problem
+    out_of_range = ValueError(f"'at' must be a time {time_range_text()}, got {_shown(value)}")
+    try:
+        at = given.astimezone(timezone.utc)
+    except OverflowError:  # hours from the first or the last moment datetime can hold
+        raise out_of_range from None
+    if not EARLIEST_TIME <= at < LATEST_TIME:
+        raise out_of_range
+    if at > now:
+        raise ValueError(
+            f"'at' is in the future: {_shown(value)} is after now ({utc_text(now)}); check the clock of the "
+            "computer it was exported on"
+        )
+    return at
 
 
 def _duration(record: dict[str, Any]) -> int | None:
     value = record.get("duration_ms")
     if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
-        raise ValueError(f"'duration_ms' must be a whole number, 0 or more, or null, got {value!r}")
+        raise ValueError(f"'duration_ms' must be a whole number, 0 or more, or null, got {_shown(value)}")
+    if value is not None and value > MAX_DURATION_MS:
+        raise ValueError(f"'duration_ms' must be at most {MAX_DURATION_MS}, got {_shown(value)}")
     return value

@@ -8,6 +8,15 @@ It knows nothing about the course it serves; everything it schedules is an ``Ite
 
 from __future__ import annotations
 
+from scheduler._bounds import (
+    EARLIEST_TIME,
+    LATEST_TIME,
+    MAX_DURATION_MS,
+    MAX_ID_BYTES,
+    MAX_INTERVAL_DAYS,
+    id_problem,
+    time_range_text,
+)
 from scheduler._errors import (
     StoreAccessError,
     StoreCorruptError,
@@ -23,6 +32,7 @@ from scheduler._memory import Memory
 from scheduler._records import (
     RETENTION_RANGE,
     Answer,
+    AnsweredToday,
     CardState,
     CramReview,
     DueItems,
@@ -45,10 +55,16 @@ from scheduler._time import day_numbers, day_start
 
 __all__ = [
     "ASKED_AGAIN_WITHIN",
+    "EARLIEST_TIME",
+    "LATEST_TIME",
+    "MAX_DURATION_MS",
+    "MAX_ID_BYTES",
+    "MAX_INTERVAL_DAYS",
     "MIN_FIT_REVIEWS",
     "RETENTION_RANGE",
     "SCHEMA_VERSION",
     "Answer",
+    "AnsweredToday",
     "CardState",
     "CramReview",
     "CramSession",
@@ -82,7 +98,9 @@ __all__ = [
     "fit_reviews",
     "forecast",
     "format_interval",
+    "id_problem",
     "retention_problem",
     "stats",
+    "time_range_text",
     "true_retention",
 ]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from scheduler._errors import StoreAccessError, StoreCorruptError, StoreError, StoreLockedError
 
-__all__ = ["from_os_error", "is_busy", "sqlite_code", "translate"]
+__all__ = ["ROOM_FOR_A_WRITE", "from_os_error", "is_busy", "no_room", "sqlite_code", "translate"]
 
 # SQLite primary result codes (https://sqlite.org/rescode.html)
 PERM, BUSY, LOCKED, NOMEM, READONLY, INTERRUPT, IOERR = 3, 5, 6, 7, 8, 9, 10
@@ -34,6 +34,23 @@ _MESSAGES = (  # how each code's error starts, for Python 3.10
     ("out of memory", NOMEM),
     ("interrupted", INTERRUPT),
 )
+
+
+ROOM_FOR_A_WRITE = 64 * 1024
+"""The free space, in bytes, that one answer's write may need: the write-ahead log's frames of the few pages
+it changes (the log, its indexes, the card), with room to spare."""
+
+
+def no_room(folder: Path) -> bool:
+    """Whether the disk of `folder` has less free space than a write may need (`ROOM_FOR_A_WRITE`), counting
+    the blocks reserved for root when running as root; False where that cannot be told (no ``statvfs``, or
+    the folder cannot be looked at)."""
+    try:
+        disk = os.statvfs(folder)
+    except (AttributeError, OSError):
+        return False
+    as_root = hasattr(os, "geteuid") and os.geteuid() == 0
+    return (disk.f_bfree if as_root else disk.f_bavail) * disk.f_frsize < ROOM_FOR_A_WRITE
 
 
 def sqlite_code(exc: sqlite3.Error) -> int | None:

@@ -12,6 +12,7 @@ from fsrs import Card, Scheduler, State
 from fsrs import Rating as FsrsRating
 from fsrs.scheduler import DEFAULT_PARAMETERS, FUZZ_RANGES
 
+from scheduler._bounds import EARLIEST_TIME, LATEST_TIME, MAX_INTERVAL_DAYS, time_range_text
 from scheduler._records import CardState, Rating, Review, check_rating
 from scheduler._time import require_aware, to_ms
 
@@ -60,11 +61,17 @@ class Memory:
     ) -> None:
         if not 0.0 < desired_retention < 1.0:
             raise ValueError(f"desired_retention must be between 0 and 1, got {desired_retention!r}")
-        if maximum_interval < 1:
-            raise ValueError(f"maximum_interval must be at least 1 day, got {maximum_interval!r}")
+        if not 1 <= maximum_interval <= MAX_INTERVAL_DAYS:
+            raise ValueError(
+                f"maximum_interval must be from 1 to {MAX_INTERVAL_DAYS} days, got {maximum_interval!r}"
+            )
+        longest = timedelta(days=MAX_INTERVAL_DAYS)
         for name, steps in (("learning_steps", learning_steps), ("relearning_steps", relearning_steps)):
-            if any(not isinstance(step, timedelta) or step <= timedelta(0) for step in steps):
-                raise ValueError(f"{name} must be positive timedeltas, got {tuple(steps)!r}")
+            if any(not isinstance(step, timedelta) or not timedelta(0) < step <= longest for step in steps):
+                raise ValueError(
+                    f"{name} must be positive timedeltas of at most {MAX_INTERVAL_DAYS} days, got "
+                    f"{tuple(steps)!r}"
+                )
         self._fuzzing = bool(enable_fuzzing)
         self._exact = Scheduler(
             parameters=DEFAULT_PARAMETERS if parameters is None else tuple(float(p) for p in parameters),
@@ -117,8 +124,9 @@ class Memory:
         return int.from_bytes(digest[:8], "big") % (2**53 - 1) + 1
 
     def review(self, state: CardState | None, item_id: str, rating: Rating, at: datetime) -> CardState:
-        """The state after answering ``item_id`` (``state`` None for a new item) with ``rating`` at ``at``."""
-        rating, at = check_rating(rating), require_aware(at, "at")
+        """The state after answering ``item_id`` (``state`` None for a new item) with ``rating`` at ``at`` (a
+        time from 1970 to 8999, so that its due date can be held: a ValueError otherwise)."""
+        rating, at = check_rating(rating), _in_range(at)
         return self._fuzzed(self._step(self._exact, state, item_id, rating, at), rating, at)
 
     def replay(self, item_id: str, reviews: Sequence[Review]) -> CardState:
@@ -138,7 +146,7 @@ class Memory:
 
     def preview(self, state: CardState | None, item_id: str, at: datetime) -> dict[Rating, timedelta]:
         """The interval each rating would lead to at ``at`` (fuzz included), e.g. for button labels."""
-        at = require_aware(at, "at")
+        at = _in_range(at)
         return {rating: self.review(state, item_id, rating, at).due - at for rating in Rating}
 
     def _fuzzed(self, card: CardState, rating: Rating, at: datetime) -> CardState:
@@ -197,3 +205,11 @@ class Memory:
             reps=reps,
             lapses=lapses,
         )
+
+
+def _in_range(at: datetime) -> datetime:
+    """`at` in UTC, when it is a time from 1970 to 8999 (`scheduler._bounds`); a ValueError otherwise."""
+    at = require_aware(at, "at")
+    if not EARLIEST_TIME <= at < LATEST_TIME:
+        raise ValueError(f"at must be a time {time_range_text()} (UTC), got {at.isoformat()}")
+    return at

@@ -73,6 +73,8 @@ from scheduler._rows import (
     STATES,
     card_from_row,
     check_answer,
+    check_id,
+    check_time,
     entry_key,
     read_settings,
     review_from_row,
@@ -532,7 +534,9 @@ class PostgresStore:
                 .fetchone()
             )
         if row is None or not row[0]:
-            raise AccessDeniedError(self.location, f"{self.learner} may read but not save answers")
+            raise AccessDeniedError(
+                self.location, f"{self.learner} may read but not save answers or settings"
+            )
 
     def close(self) -> None:
         with self._lock:
@@ -667,9 +671,8 @@ class PostgresStore:
 
     def enroll(self, deck: str, at: datetime) -> None:
         """Put ``deck``'s new items into the schedule; enrolling again keeps the first date."""
-        if not isinstance(deck, str) or not deck:
-            raise ValueError(f"deck must be a non-empty str, got {deck!r}")
-        at_ms = to_ms(require_aware(at, "at"))
+        check_id(deck, "deck")
+        at_ms = to_ms(check_time(at, "at"))
         with self._write() as connection:
             connection.execute(
                 f"INSERT INTO {SCHEMA}.decks (deck, enrolled_at) VALUES (%s, %s) "
@@ -686,11 +689,7 @@ class PostgresStore:
         earliest date."""
         fresh_answers = [entry_key(entry) for entry in answers]
         fresh_practice = [entry_key(entry) for entry in practice]
-        dates = {}
-        for deck, at in decks.items():
-            if not isinstance(deck, str) or not deck:
-                raise ValueError(f"deck must be a non-empty str, got {deck!r}")
-            dates[deck] = to_ms(require_aware(at, "at"))
+        dates = {check_id(deck, "deck"): to_ms(check_time(at, "at")) for deck, at in decks.items()}
         with self._write() as connection:
             added, skipped = self._merge_reviews(connection, fresh_answers)
             added_practice, skipped_practice = self._merge_cram(connection, fresh_practice)

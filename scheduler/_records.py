@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum, IntEnum
 from typing import NamedTuple
@@ -12,6 +12,7 @@ from typing import NamedTuple
 __all__ = [
     "RETENTION_RANGE",
     "Answer",
+    "AnsweredToday",
     "CardState",
     "CramReview",
     "DueItems",
@@ -159,6 +160,24 @@ class Limits:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"{name} must be a non-negative int, got {value!r}")
+
+
+@dataclass(frozen=True)
+class AnsweredToday:
+    """What the learner's day so far counts against its `Limits`, by deck: the first answers of new items
+    (``new``) and the other scheduled answers (``reviews``), wherever they were given. Practice answers are
+    not counted."""
+
+    new: Mapping[str, int] = field(default_factory=dict)
+    reviews: Mapping[str, int] = field(default_factory=dict)
+
+    @property
+    def new_total(self) -> int:
+        return sum(self.new.values())
+
+    @property
+    def reviews_total(self) -> int:
+        return sum(self.reviews.values())
 
 
 RETENTION_RANGE = (0.70, 0.97)

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from scheduler._bounds import EARLIEST_TIME, LATEST_TIME, MAX_DURATION_MS, id_problem, time_range_text
 from scheduler._errors import StoreCorruptError
 from scheduler._memory import Memory
 from scheduler._merging import Key
@@ -37,7 +38,9 @@ __all__ = [
     "STATE_CODES",
     "card_from_row",
     "check_answer",
+    "check_id",
     "check_settings",
+    "check_time",
     "entry_key",
     "memory_for",
     "read_settings",
@@ -79,17 +82,43 @@ def review_from_row(row: Sequence[Any]) -> Review:
     return Review(item_id, RATINGS[rating], from_ms(reviewed_at), duration_ms, from_ms(due))
 
 
+def check_id(value: object, name: str) -> str:
+    """`value`, an item's or a deck's id that a store can hold (`scheduler._bounds`); a ValueError naming it
+    (`name`) otherwise."""
+    if not isinstance(value, str) or not value:
+        raise ValueError(f"{name} must be a non-empty str, got {value!r}")
+    problem = id_problem(value)
+    if problem is not None:
+        raise ValueError(f"{name} {problem}")
+    return value
+
+
+def check_time(value: datetime, name: str) -> datetime:
+    """`value` in UTC, when it is a time a store can hold (`scheduler._bounds`: from 1970 to 8999); a
+    ValueError naming it (`name`) otherwise, a TypeError for what is not a datetime."""
+    try:
+        at = require_aware(value, name)
+        held = EARLIEST_TIME <= at < LATEST_TIME
+    except OverflowError:  # an offset from the first or the last moment datetime can hold
+        held = False
+    if not held:
+        raise ValueError(f"{name} must be a time {time_range_text()} (UTC), got {value.isoformat()}")
+    return at
+
+
 def check_answer(
     item_id: str, rating: Rating, at: datetime, duration_ms: int | None
 ) -> tuple[Rating, datetime]:
-    """The rating and the time (to the millisecond, as kept) of a valid answer; a ValueError otherwise."""
-    if not isinstance(item_id, str) or not item_id:
-        raise ValueError(f"item_id must be a non-empty str, got {item_id!r}")
+    """The rating and the time (to the millisecond, as kept) of an answer a store can hold; a ValueError
+    otherwise (`scheduler._bounds`: the id, the time, the duration)."""
+    check_id(item_id, "item_id")
     if duration_ms is not None and (
         isinstance(duration_ms, bool) or not isinstance(duration_ms, int) or duration_ms < 0
     ):
         raise ValueError(f"duration_ms must be None or a non-negative int, got {duration_ms!r}")
-    return check_rating(rating), from_ms(to_ms(require_aware(at, "at")))
+    if duration_ms is not None and duration_ms > MAX_DURATION_MS:
+        raise ValueError(f"duration_ms must be at most {MAX_DURATION_MS}, got {duration_ms!r}")
+    return check_rating(rating), from_ms(to_ms(check_time(at, "at")))
 
 
 def entry_key(entry: LogEntry) -> Key:
@@ -122,7 +151,7 @@ def check_settings(settings: Settings) -> Settings:
         )
     fitted_at = settings.fitted_at
     if fitted_at is not None:
-        fitted_at = from_ms(to_ms(require_aware(fitted_at, "fitted_at")))
+        fitted_at = from_ms(to_ms(check_time(fitted_at, "fitted_at")))
     reviews = settings.fitted_reviews
     if reviews is not None and (isinstance(reviews, bool) or not isinstance(reviews, int) or reviews < 0):
         raise ValueError(f"fitted_reviews must be None or a non-negative int, got {reviews!r}")
@@ -197,7 +226,7 @@ def settings_change(
     """For saving ``settings`` at ``at``: the Memory they describe (``base``'s other options kept) and the
     settings table's rows (name, JSON value, time in ms). A ValueError for settings refused."""
     settings = check_settings(settings)
-    at_ms = to_ms(require_aware(at, "at"))
+    at_ms = to_ms(check_time(at, "at"))
     try:
         memory = memory_for(base, settings)
     except ValueError as exc:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta, tzinfo
 
-from scheduler._records import Item, Limits, Rating, Review, State
+from scheduler._records import AnsweredToday, Item, Limits, Rating, Review, State
 from scheduler._storage import Storage
 from scheduler._time import day_starts, require_aware
 
@@ -25,29 +25,44 @@ def due_queue(
     Due reviews are ordered most overdue first, ties broken by lowest retrievability and then by the order of
     ``items``; new items come in ``items`` order. Items in the store but not in ``items`` are ignored.
     """
-    due, new = _due_and_new(store, items, at, tz, limits, rollover_hour)
+    due, new, _ = _due_and_new(store, items, at, tz, limits, rollover_hour)
     return due + new
 
 
 def _due_and_new(
     store: Storage, items: Sequence[Item], at: datetime, tz: tzinfo, limits: Limits, rollover_hour: int
-) -> tuple[list[Item], list[Item]]:
-    """The due queue in its two parts, read from one snapshot of the store."""
+) -> tuple[list[Item], list[Item], AnsweredToday]:
+    """The due queue in its two parts, and what today's answers count against the limits, read from one
+    snapshot of the store."""
     at = require_aware(at, "at")
     with store.snapshot():
         return _read_queue(store, items, at, tz, limits, rollover_hour)
 
 
+def _answered_today(
+    store: Storage, items: Sequence[Item], positions: Mapping[str, int], start: datetime, end: datetime
+) -> AnsweredToday:
+    """The scheduled answers from `start` to `end` of the `items` (at `positions`), counted by deck."""
+    new: dict[str, int] = {}
+    reviews: dict[str, int] = {}
+    for answer in store.answers(start, end):
+        position = positions.get(answer.item_id)
+        if position is not None:
+            counts = new if answer.state_before is State.NEW else reviews
+            deck = items[position].deck
+            counts[deck] = counts.get(deck, 0) + 1
+    return AnsweredToday(new, reviews)
+
+
 def _read_queue(
     store: Storage, items: Sequence[Item], at: datetime, tz: tzinfo, limits: Limits, rollover_hour: int
-) -> tuple[list[Item], list[Item]]:
+) -> tuple[list[Item], list[Item], AnsweredToday]:
     start, end = day_starts(at, tz, rollover_hour, 2)
     positions: dict[str, int] = {}
     for position, item in enumerate(items):
         positions.setdefault(item.id, position)
-    answered = [answer.state_before for answer in store.answers(start, end) if answer.item_id in positions]
-    new_done = answered.count(State.NEW)
-    reviews_done = len(answered) - new_done
+    answered = _answered_today(store, items, positions, start, end)
+    new_done, reviews_done = answered.new_total, answered.reviews_total
 
     schedule = store.due_by(at)
     cap = max(0, limits.reviews_per_day - reviews_done)
@@ -63,7 +78,7 @@ def _read_queue(
                 break
             if item.deck in decks and item.id not in seen and positions[item.id] == position:
                 new.append(item)
-    return queue, new
+    return queue, new, answered
 
 
 def _earliest(due: Mapping[str, datetime], positions: dict[str, int], cap: int) -> list[tuple[datetime, int]]:
@@ -141,7 +156,8 @@ class Session(_Queue):
     """A review session over the due queue at ``at``; answers are recorded in the schedule.
 
     ``due_count`` and ``new_count`` are the numbers of due reviews and of new items in the queue it was
-    created with (they do not change as it is answered).
+    created with (they do not change as it is answered); ``answered_today`` is what the day's answers before
+    it counted against ``limits``.
     """
 
     def __init__(
@@ -153,10 +169,11 @@ class Session(_Queue):
         limits: Limits = Limits(),  # noqa: B008 - frozen, so a shared default is safe
         rollover_hour: int = 4,
     ) -> None:
-        due, new = _due_and_new(store, items, at, tz, limits, rollover_hour)
+        due, new, answered = _due_and_new(store, items, at, tz, limits, rollover_hour)
         super().__init__(store, due + new)
         self.due_count = len(due)
         self.new_count = len(new)
+        self.answered_today = answered
 
     def answer(self, item: Item, rating: Rating, at: datetime, duration_ms: int | None = None) -> Review:
         """Record the answer; an item now due within ``ASKED_AGAIN_WITHIN`` (a same-day step) goes to the

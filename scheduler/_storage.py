@@ -49,8 +49,8 @@ class Storage(Protocol):
         ...
 
     def check_writable(self) -> None:
-        """Raise a ``StoreError`` unless an answer could be saved now (e.g. read-only, locked); writes
-        nothing."""
+        """Raise a ``StoreError`` unless an answer could be saved now (e.g. read-only, locked, its disk full);
+        writes nothing."""
         ...
 
     def snapshot(self) -> AbstractContextManager[Storage]:

@@ -20,7 +20,7 @@ from types import TracebackType
 
 from scheduler._bulk import paused_gc
 from scheduler._errors import StoreAccessError, StoreCorruptError, StoreNotFoundError
-from scheduler._failures import from_os_error, translate
+from scheduler._failures import from_os_error, no_room, translate
 from scheduler._memory import Memory
 from scheduler._merging import Key, plan
 from scheduler._opening import MISSING, enable_wal, inspect, migrate
@@ -45,6 +45,8 @@ from scheduler._rows import (
     STATES,
     card_from_row,
     check_answer,
+    check_id,
+    check_time,
     entry_key,
     read_settings,
     review_from_row,
@@ -57,12 +59,6 @@ __all__ = ["Store"]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)  # as in _time.from_ms
 _ONE_MS = timedelta(milliseconds=1)
-
-
-def _check_deck(deck: str) -> bool:
-    if not isinstance(deck, str) or not deck:
-        raise ValueError(f"deck must be a non-empty str, got {deck!r}")
-    return True
 
 
 def _merge_cram(connection: sqlite3.Connection, incoming: list[Key]) -> tuple[int, int]:
@@ -283,9 +279,10 @@ class Store:
 
     def check_writable(self) -> None:
         """Raise unless an answer could be written now: StoreAccessError for a file (or folder, or disk) that
-        cannot be written, StoreLockedError when another program holds the write lock past the busy timeout.
-        Writes nothing: the probe changes the file's header to what it already is, and rolls that back. With
-        no file yet, the folder that the first write would create it in is checked instead."""
+        cannot be written, a disk without room for one more answer included ("full"), StoreLockedError when
+        another program holds the write lock past the busy timeout. Writes nothing: the probe changes the
+        file's header to what it already is, and rolls that back. With no file yet, the folder that the first
+        write would create it in is checked instead."""
         with self._lock, self._translated():
             if self._snapshots:
                 raise RuntimeError("cannot probe writing inside Store.snapshot(); probe after the block ends")
@@ -293,7 +290,11 @@ class Store:
                 folder = next((parent for parent in self.path.parents if parent.exists()), None)
                 if folder is not None and not os.access(folder, os.W_OK):
                     raise StoreAccessError(self.path, "read-only")
+                if folder is not None and no_room(folder):
+                    raise StoreAccessError(self.path, "full")
                 return
+            if no_room(self.path.parent):
+                raise StoreAccessError(self.path, "full")
             connection = self._connection
             assert connection is not None
             connection.execute("BEGIN IMMEDIATE")
@@ -379,9 +380,8 @@ class Store:
 
     def enroll(self, deck: str, at: datetime) -> None:
         """Put ``deck``'s new items into the schedule; enrolling again keeps the first date."""
-        if not isinstance(deck, str) or not deck:
-            raise ValueError(f"deck must be a non-empty str, got {deck!r}")
-        at_ms = to_ms(require_aware(at, "at"))
+        check_id(deck, "deck")
+        at_ms = to_ms(check_time(at, "at"))
         with self._write() as connection:
             connection.execute("INSERT OR IGNORE INTO decks (deck, enrolled_at) VALUES (?, ?)", (deck, at_ms))
 
@@ -393,10 +393,12 @@ class Store:
         each new answer goes after every row answered at or before it (see ``scheduler._merging``), and the
         due dates of an item's rows from its first new answer on are recomputed, then every card is rebuilt,
         so the schedule is what answering everything in that order gives. A deck keeps its earliest date.
-        The only write that inserts into the log rather than appending to it."""
+        The only write that inserts into the log rather than appending to it. Every entry and deck is checked
+        (a ValueError: nothing written) before the file is touched, so a missing one is never created for a
+        merge refused."""
         fresh_answers = [entry_key(entry) for entry in answers]
         fresh_practice = [entry_key(entry) for entry in practice]
-        dates = {deck: to_ms(require_aware(at, "at")) for deck, at in decks.items() if _check_deck(deck)}
+        dates = {check_id(deck, "deck"): to_ms(check_time(at, "at")) for deck, at in decks.items()}
         with self._write() as connection:
             added, skipped = self._merge_reviews(connection, fresh_answers)
             added_practice, skipped_practice = _merge_cram(connection, fresh_practice)

@@ -145,3 +145,25 @@ def pin_steps(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(scheduler._store, "Memory", StepsMemory)  # a store opened without a memory
     monkeypatch.setattr(scheduler._rows, "Memory", StepsMemory)  # the memory its settings describe
+
+
+def opened_read_only(monkeypatch: pytest.MonkeyPatch, db: Path) -> None:
+    """SQLite opens `db` read-only from now on, as it does a file the operating system will not open for
+    writing (whoever runs the tests, root included)."""
+    connect = sqlite3.connect
+
+    def read_only_connect(target: object, *args: object, **kwargs: object) -> sqlite3.Connection:
+        if str(target) == str(db):
+            target, kwargs = f"{db.as_uri()}?mode=ro", {**kwargs, "uri": True}
+        return connect(target, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(sqlite3, "connect", read_only_connect)
+
+
+def disk_with(monkeypatch: pytest.MonkeyPatch, free_bytes: int, *, for_root: int | None = None) -> None:
+    """Every disk reports `free_bytes` free to ordinary users, and `for_root` (default the same) to root,
+    whose reserved blocks count (``os.statvfs``, in 4 KiB blocks)."""
+    block = 4096
+    free = (for_root if for_root is not None else free_bytes) // block
+    result = os.statvfs_result((block, block, 10**6, free, free_bytes // block, 1000, 100, 100, 0, 255))
+    monkeypatch.setattr(os, "statvfs", lambda path: result)

@@ -8,6 +8,7 @@ import json
 import sqlite3
 import zipfile
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,8 @@ import genanki  # type: ignore[import-untyped]
 import pytest
 
 from course import cli
-from course.anki import DECK_ID, DECK_NAME, MODEL_ID, MODEL_NAME, anki_math
+from course.anki import DECK_ID, DECK_NAME, MODEL_ID, MODEL_NAME, anki_math, note_fields, write_package
+from course.bank import Bank, Question
 
 NOW = "2025-03-03T10:00:00+00:00"
 
@@ -198,3 +200,33 @@ def test_math_delimiters_become_mathjax_ones_outside_code() -> None:
         anki_math("<p>$x$, $$y$$, \\$1, <code>$z$</code></p>")
         == "<p>\\(x\\), \\[y\\], $1, <code>$z$</code></p>"
     )
+
+
+def test_a_bank_with_a_control_character_is_refused_and_nothing_written(bank: Path, tmp_path: Path) -> None:
+    """Issue 20, item 18: a prompt holding U+001F (written \\u001f in TOML) is refused by the bank's check, so
+    export-anki writes no package, rather than a note with one field too many."""
+    (bank / "01-one.toml").write_text(LESSON_01.replace('prompt = "One?"', 'prompt = "One\\u001f?"'))
+    target = tmp_path / "out.apkg"
+    assert export(target, "--bank", bank) == (
+        1,
+        "",
+        "the question bank is invalid (python -m course check lists the problems):\n01-one.toml: question "
+        "'01-r': field 'prompt': must not contain control characters (found U+001F at line 1, column 4 of "
+        "the text)\n",
+    )
+    assert not target.exists()
+
+
+def test_a_note_never_gets_the_wrong_number_of_fields(tmp_path: Path) -> None:
+    """A bank built in code, without the check, cannot slip U+001F into a note either: `note_fields` refuses
+    it, naming the question and the field, before anything is written."""
+    question = Question("01-x", "01", "recall", "P", "A\x1fB", "E", "1. S")
+    target = tmp_path / "out.apkg"
+    with pytest.raises(ValueError) as refused:
+        write_package(Bank([question]), ["01"], target, datetime(2025, 3, 3, tzinfo=timezone.utc))
+    assert str(refused.value) == (
+        "question '01-x': its Back field holds U+001F, which separates the fields of an Anki note; remove it "
+        "from the question"
+    )
+    assert list(tmp_path.iterdir()) == []
+    assert note_fields(Question("01-y", "01", "recall", "P\tQ", "A", "E", "1. S"))[2:] == ["01", "01-y"]

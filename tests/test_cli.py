@@ -17,12 +17,13 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-from store_helpers import pin_steps, steps_memory
+from store_helpers import disk_with, full, pin_steps, steps_memory
 
 from course import cli
 from course.bank import load_bank
 from course.lint import lint
 from scheduler import Memory, Rating, Store
+from scheduler._failures import ROOM_FOR_A_WRITE
 
 ROOT = Path(__file__).resolve().parent.parent
 T = datetime(2025, 3, 3, 10, 0, tzinfo=timezone.utc)  # a Monday
@@ -273,7 +274,10 @@ def test_review_quit_and_end_of_input_keep_answers(bank: Path, db: Path) -> None
         assert log(store) == [("00-r", Rating.GOOD, T), ("00-c", Rating.AGAIN, T + timedelta(minutes=1))]
 
 
-NEW_HELD = "Today's limit is reached: 2 new questions wait until tomorrow (--limit-new N to allow more)."
+NEW_HELD = (
+    "Today's limit of 1 new question is reached: you answered 1 new question (all in lesson 00) today, "
+    "quizzes included. 2 new questions wait until tomorrow. To answer them now, review with --limit-new 3."
+)
 
 
 def test_review_limits_and_nothing_due(bank: Path, db: Path) -> None:
@@ -308,14 +312,14 @@ def test_review_limits_and_nothing_due(bank: Path, db: Path) -> None:
         (
             ("00",),
             ["--limit-reviews", "0"],
-            "Today's limit is reached: 3 due questions wait until tomorrow (--limit-reviews N to allow "
-            "more).\n",
+            "Today's limit of 0 reviews is reached. 3 due questions wait until tomorrow. To answer them now, "
+            "review with --limit-reviews 3.\n",
         ),
         (
             ("00", "01"),
             ["--limit-reviews", "0", "--limit-new", "0"],
-            "Today's limit is reached: 3 due and 1 new questions wait until tomorrow (--limit-reviews N and "
-            "--limit-new N to allow more).\n",
+            "Today's limits of 0 reviews and 0 new questions are reached. 3 due and 1 new questions wait "
+            "until tomorrow. To answer them now, review with --limit-reviews 3 --limit-new 1.\n",
         ),
         (
             ("00", "01"),
@@ -338,8 +342,9 @@ def test_review_says_what_todays_limits_hold_back(
     assert result.stdout.startswith(expected)
     if "2" in options:  # two of the three due reviews allowed: the third waits, and is said to
         assert result.stdout.endswith(
-            "Session over: 2 answers saved. Today's limit is reached: 1 due and 1 new questions wait until "
-            "tomorrow (--limit-reviews N and --limit-new N to allow more).\n"
+            "Session over: 2 answers saved. Today's limits of 2 reviews and 0 new questions are reached: you "
+            "answered 2 reviews (all in lesson 00) today, quizzes included. 1 due and 1 new questions wait "
+            "until tomorrow. To answer them now, review with --limit-reviews 3 --limit-new 1.\n"
         )
 
 
@@ -651,7 +656,7 @@ def test_locked_database(bank: Path, db: Path) -> None:
     assert (result.returncode, result.stdout) == (2, "")  # refused before the first question
     assert result.stderr == (
         f"{db} is locked by another program (waited 5 s); close other kernels or terminals using it and try "
-        "again\n"
+        f"again\n{NOTHING_ASKED}"
     )
     with Store.open(db, create=False) as store:
         assert store.reviews() == []
@@ -1227,6 +1232,32 @@ def test_a_progress_file_sqlite_opens_read_only_is_refused_before_the_first_ques
     assert (stats[0], stats[2]) == (0, "")
     monkeypatch.undo()
     assert saved(db, command) == []
+
+
+@pytest.mark.parametrize(
+    ("command", "new_file"),
+    [("review", False), ("cram", False), ("cram", True)],
+    ids=["review", "cram", "cram's first answer would create the file"],
+)
+def test_a_full_disk_is_refused_before_the_first_question(
+    bank: Path, db: Path, monkeypatch: pytest.MonkeyPatch, command: str, new_file: bool
+) -> None:
+    """Issue 20, item 4: a progress file that cannot be written because its disk is full (while a notebook
+    holds it open, SQLite's files are there already and only the first answer would fail) is refused before
+    any question is asked, as a read-only one is."""
+    if not new_file:
+        store_with(db, "00").close()
+    before = sorted(path.name for path in db.parent.iterdir())
+    disk_with(monkeypatch, ROOM_FOR_A_WRITE - 1)
+    lessons = ["00"] if command == "cram" else []
+    status, out, err = in_process(
+        monkeypatch, command, *lessons, "--db", db, "--bank", bank, "--now", NOW, stdin=io.StringIO("\n3\n")
+    )
+    assert (status, out, err) == (2, "", f"{full(db)}\n{NOTHING_ASKED}")
+    assert sorted(path.name for path in db.parent.iterdir()) == before
+    monkeypatch.undo()
+    if not new_file:
+        assert saved(db, command) == []
 
 
 def test_an_ignored_hangup_stays_ignored(bank: Path, db: Path, monkeypatch: pytest.MonkeyPatch) -> None:

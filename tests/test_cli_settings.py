@@ -7,10 +7,11 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-from store_helpers import fitting_log
+from store_helpers import fitting_log, opened_read_only, read_only
 
 from course.cli import main
 from course.outlook import progress_report
+from course.terminal import scheduling as commands
 from scheduler import Memory, Rating, Settings, Store, fit_parameters, format_interval
 from scheduler._memory import DEFAULT_PARAMETERS
 
@@ -163,6 +164,46 @@ def test_optimize_refuses_too_few_reviews(db: Path) -> None:
         "day than the question's previous answer). Keep reviewing with the default parameters and run "
         "python -m course optimize again later. Nothing was changed.\n",
     )
+    assert stored(db) == Settings(0.85)
+
+
+def test_a_change_to_a_read_only_progress_file_is_refused(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 20, item 4: settings checks that it can save before it changes anything, and says so."""
+    existing(db, Settings(0.8))
+    opened_read_only(monkeypatch, db)
+    refused = (2, "", f"{read_only(db)}\nNothing was changed.\n")
+    assert course("settings", "--retention", "0.9", "--db", db, "--now", NOW) == refused
+    assert course("settings", "--default-retention", "--db", db, "--now", NOW) == refused
+    assert course("settings", "--db", db) == (  # showing them only reads
+        0,
+        "Desired retention: 80%\nFSRS parameters:   the defaults\n",
+        "",
+    )
+    monkeypatch.undo()
+    assert stored(db) == Settings(0.8)
+
+
+def test_optimize_checks_that_it_can_save_before_it_fits(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 20, item 4: on a progress file it cannot write, optimize says so at once, instead of fitting for
+    seconds and then failing to save; --dry-run, which saves nothing, still fits."""
+    existing(db, Settings(0.85))
+    with Store.open(db) as store:
+        fitting_log(store)
+    fits: list[int] = []
+    fit = commands.fit_parameters
+
+    def counted(reviews: list[object]) -> tuple[float, ...]:
+        fits.append(len(reviews))
+        return fit(reviews)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(commands, "fit_parameters", counted)
+    opened_read_only(monkeypatch, db)
+    assert course("optimize", "--db", db, "--now", NOW) == (2, "", f"{read_only(db)}\nNothing was changed.\n")
+    assert fits == []
+    status, out, err = course("optimize", "--dry-run", "--db", db, "--now", NOW)
+    assert (status, err, len(fits)) == (0, "", 1)
+    assert "Fitted to 600 reviews; not saved (--dry-run).\n" in out
+    monkeypatch.undo()
     assert stored(db) == Settings(0.85)
 
 

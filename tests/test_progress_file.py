@@ -12,13 +12,14 @@ from pathlib import Path
 
 import pytest
 from fixed_clock import T0
+from store_helpers import disk_with, full, opened_read_only, read_only
 
 from course import cli
 from scheduler import Rating, Store
 
 AGAIN, HARD, GOOD, EASY = Rating.AGAIN, Rating.HARD, Rating.GOOD, Rating.EASY
-NOW = "2025-03-10T09:00:00+00:00"
-HEADER = '{"format": "attention-course-progress", "version": 1, "exported_at": "2025-03-10T09:00:00.000Z"}'
+NOW = "2025-04-10T09:00:00+00:00"  # after every answer of these tests: none is imported from the future
+HEADER = '{"format": "attention-course-progress", "version": 1, "exported_at": "2025-04-10T09:00:00.000Z"}'
 Answer = tuple[str, Rating, datetime, "int | None"]
 
 
@@ -229,3 +230,126 @@ def test_a_file_that_is_no_progress_file_is_refused(learner: Path, tmp_path: Pat
         '"version": 1, ...})\n',
     )
     assert json.loads(HEADER)["version"] == 1
+
+
+def record(**fields: object) -> str:
+    """One line of a progress file: a review of 01-q2 in March unless `fields` say otherwise."""
+    line: dict[str, object] = {
+        "type": "review",
+        "item": "01-q2",
+        "rating": "good",
+        "at": "2025-03-11T09:00:00Z",
+    }
+    return json.dumps({**line, **fields})
+
+
+OUT_OF_BOUNDS = [  # (a line, its problem): what the stores and fsrs cannot hold
+    (
+        record(duration_ms=99999999999999999999),
+        f"'duration_ms' must be at most {2**63 - 1}, got 99999999999999999999",
+    ),
+    (record(duration_ms=2**63), f"'duration_ms' must be at most {2**63 - 1}, got {2**63}"),
+    (
+        record(at="9999-12-31T23:59:59.999Z"),
+        "'at' must be a time from 1970 to 8999, got '9999-12-31T23:59:59.999Z'",
+    ),
+    (
+        record(type="practice", at="1969-12-31T23:59:59Z"),
+        "'at' must be a time from 1970 to 8999, got '1969-12-31T23:59:59Z'",
+    ),
+    (
+        record(type="enrollment", lesson="01", at="0001-01-01T00:00:00+05:00"),
+        "'at' must be a time from 1970 to 8999, got '0001-01-01T00:00:00+05:00'",
+    ),
+    (record(item="01-\x00"), "'item' must not contain U+0000 (at character 4)"),
+    (
+        record(type="enrollment", lesson="0\ud8001", at="2025-03-11T09:00:00Z"),
+        "'lesson' must be Unicode text: it holds a lone surrogate, U+D800 (at character 2)",
+    ),
+    (record(item="q" * 1001), "'item' must be at most 1000 bytes long in UTF-8 (it has 1001)"),
+    ("[" * 100_000, "not JSON that can be read (nested too deeply)"),
+    (
+        record(duration_ms=0).replace("0}", "9" * 5000 + "}"),
+        "not JSON that can be read (a number in it is too long)",
+    ),
+]
+IN_THE_FUTURE = [  # now is 2025-04-10T09:00:00.000Z
+    (record(at="2525-03-11T09:00:00Z"), "'2525-03-11T09:00:00Z'"),  # five centuries ahead
+    (record(type="practice", at="2025-04-10T09:00:00.001Z"), "'2025-04-10T09:00:00.001Z'"),
+    (
+        record(type="enrollment", lesson="02", at="2025-04-10T11:00:00+01:59:59"),
+        "'2025-04-10T11:00:00+01:59:59'",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("line", "problem"),
+    [
+        *OUT_OF_BOUNDS,
+        *(
+            (
+                line,
+                f"'at' is in the future: {at} is after now (2025-04-10T09:00:00.000Z); check the clock of "
+                "the computer it was exported on",
+            )
+            for line, at in IN_THE_FUTURE
+        ),
+    ],
+)
+def test_a_line_the_store_cannot_hold_or_dated_in_the_future_is_refused_and_nothing_written(
+    learner: Path, tmp_path: Path, line: str, problem: str
+) -> None:
+    """Issue 20, item 19: a duration too large for the database or a date at the end of time passed the
+    file's check, then crashed the import (a traceback, and a new progress file left behind); an answer
+    dated centuries ahead was imported. Each is refused with its line, before anything is written."""
+    file = tmp_path / "bad.jsonl"
+    file.write_text(f"{HEADER}\n{record(duration_ms=7)}\n{line}\n")
+    before = digest(learner)
+    refused = (2, "", f"{file}, line 3: {problem}\n")
+    assert run("import-progress", file, "--db", learner) == refused
+    assert digest(learner) == before
+    fresh = tmp_path / "fresh.sqlite3"
+    assert run("import-progress", file, "--db", fresh) == refused
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["bad.jsonl", "learner.sqlite3"]
+    assert course_report(file) == (2, "", f"{file}, line 3: {problem}\nNothing was reported.\n")
+
+
+def course_report(file: Path) -> tuple[int, str, str]:
+    """``class-report FILE`` at the tests' now: it reads progress files the same way."""
+    return run("class-report", file)
+
+
+def test_an_answer_given_at_the_moment_of_the_import_is_imported(tmp_path: Path) -> None:
+    file = tmp_path / "now.jsonl"
+    file.write_text(f"{HEADER}\n{record(at='2025-04-10T11:00:00+02:00', duration_ms=2**63 - 1)}\n")
+    assert run("import-progress", file, "--db", tmp_path / "p.sqlite3") == (
+        0,
+        f"Imported 1 answer, 0 practice answers and 0 lessons from {file}; skipped 0 already present.\n",
+        "",
+    )
+    with Store.open(tmp_path / "p.sqlite3", create=False) as store:
+        assert [(r.reviewed_at.isoformat(), r.duration_ms) for r in store.reviews()] == [
+            ("2025-04-10T09:00:00+00:00", 2**63 - 1)
+        ]
+
+
+def test_an_import_into_a_progress_file_that_cannot_be_written_is_refused_first(
+    learner: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 20, item 4: import-progress checks that it can write before it merges, and says that nothing
+    was imported; into a missing progress file on a full disk, no file is left behind."""
+    file = tmp_path / "p.jsonl"
+    file.write_text(f"{HEADER}\n{record(duration_ms=7)}\n")
+    before = digest(learner)
+    opened_read_only(monkeypatch, learner)
+    assert run("import-progress", file, "--db", learner) == (
+        2,
+        "",
+        f"{read_only(learner)}\nNothing was imported.\n",
+    )
+    assert digest(learner) == before
+    disk_with(monkeypatch, 0)
+    fresh, files = tmp_path / "fresh.sqlite3", sorted(tmp_path.iterdir())
+    assert run("import-progress", file, "--db", fresh) == (2, "", f"{full(fresh)}\nNothing was imported.\n")
+    assert sorted(tmp_path.iterdir()) == files  # no fresh.sqlite3

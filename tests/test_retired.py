@@ -18,7 +18,18 @@ from course import cli
 from course.bank import Bank, load_bank
 from course.outlook import Outlook, outlook
 from course.widgets import ReviewWidget
-from scheduler import CramSession, Limits, Rating, Session, Stats, Store, due_queue, forecast, stats
+from scheduler import (
+    AnsweredToday,
+    CramSession,
+    Limits,
+    Rating,
+    Session,
+    Stats,
+    Store,
+    due_queue,
+    forecast,
+    stats,
+)
 
 T = datetime(2025, 3, 3, 10, 0, tzinfo=timezone.utc)  # a Monday
 NOW = "2025-03-03T10:00:00+00:00"
@@ -131,6 +142,7 @@ def test_the_schedule_serves_and_counts_only_the_banks_questions(
             held_due=0,
             held_new=0,
             next_due=datetime(2025, 3, 17, 9, 30, tzinfo=UTC),  # 00-seen
+            answered=AnsweredToday(reviews={"00": 1}),  # 00-seen: 00-old's answer today is not counted
         )
         cram = CramSession(store, items)
         assert (cram.remaining, cram.next()) == (3, items[0])

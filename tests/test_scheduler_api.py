@@ -13,10 +13,16 @@ import scheduler
 def test_public_names() -> None:
     assert scheduler.__all__ == [
         "ASKED_AGAIN_WITHIN",
+        "EARLIEST_TIME",
+        "LATEST_TIME",
+        "MAX_DURATION_MS",
+        "MAX_ID_BYTES",
+        "MAX_INTERVAL_DAYS",
         "MIN_FIT_REVIEWS",
         "RETENTION_RANGE",
         "SCHEMA_VERSION",
         "Answer",
+        "AnsweredToday",
         "CardState",
         "CramReview",
         "CramSession",
@@ -50,8 +56,10 @@ def test_public_names() -> None:
         "fit_reviews",
         "forecast",
         "format_interval",
+        "id_problem",
         "retention_problem",
         "stats",
+        "time_range_text",
         "true_retention",
     ]
     assert all(hasattr(scheduler, name) for name in scheduler.__all__)

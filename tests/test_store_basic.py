@@ -192,7 +192,7 @@ def test_locked_database(tmp_path: Path) -> None:
                 f"{path} is locked by another program (waited 0.2 s); close other kernels or terminals "
                 "using it and try again"
             )
-            assert 0.15 < waited < 2.0
+            assert waited > 0.15  # it waited for the lock (how much longer depends on the machine's load)
             with pytest.raises(StoreLockedError):
                 store.enroll("01", T0)
             holder.execute("ROLLBACK")

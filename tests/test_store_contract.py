@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -380,3 +380,68 @@ def test_settings_are_kept_and_change_the_schedule_from_the_next_answer(
         assert store.settings() == fitted
     with backend.open(location, False) as reopened:
         assert reopened.settings() == fitted
+
+
+END_OF_TIME = datetime(9999, 12, 31, 23, 59, 59, 999000, tzinfo=UTC)
+OUT_OF_BOUNDS = [  # (what is written, the ValueError's message)
+    (LogEntry("q\x00r", GOOD, T0, None), "item_id must not contain U+0000 (at character 2)"),
+    (
+        LogEntry("q\ud800", GOOD, T0, None),
+        "item_id must be Unicode text: it holds a lone surrogate, U+D800 (at character 2)",
+    ),
+    (LogEntry("é" * 501, GOOD, T0, None), "item_id must be at most 1000 bytes long in UTF-8 (it has 1002)"),
+    (LogEntry("q", GOOD, T0, 2**63), f"duration_ms must be at most {2**63 - 1}, got {2**63}"),
+    (
+        LogEntry("q", GOOD, END_OF_TIME, None),
+        "at must be a time from 1970 to 8999 (UTC), got 9999-12-31T23:59:59.999000+00:00",
+    ),
+    (
+        LogEntry("q", GOOD, datetime(9000, 1, 1, tzinfo=UTC), None),
+        "at must be a time from 1970 to 8999 (UTC), got 9000-01-01T00:00:00+00:00",
+    ),
+    (
+        LogEntry("q", GOOD, datetime(1969, 12, 31, 23, 59, tzinfo=UTC), None),
+        "at must be a time from 1970 to 8999 (UTC), got 1969-12-31T23:59:00+00:00",
+    ),
+    (
+        LogEntry("q", GOOD, datetime(1, 1, 1, 1, tzinfo=timezone(timedelta(hours=5))), None),
+        "at must be a time from 1970 to 8999 (UTC), got 0001-01-01T01:00:00+05:00",
+    ),
+]
+
+
+@pytest.mark.parametrize(("entry", "message"), OUT_OF_BOUNDS)
+def test_every_write_refuses_what_the_store_cannot_hold(
+    store: Storage, entry: LogEntry, message: str
+) -> None:
+    """Issue 20, item 19: an answer, a practice answer, a merge or an enrolment that the store (SQLite's
+    INTEGER and TEXT, PostgreSQL's BIGINT and TEXT) or fsrs (a due date after the answer) cannot hold is a
+    ValueError with the field's name, and nothing is written."""
+    answer = (entry.item_id, entry.rating, entry.reviewed_at, entry.duration_ms)
+    writes: list[Callable[[], object]] = [
+        lambda: store.record(*answer),
+        lambda: store.record_cram(*answer),
+        lambda: store.merge([entry], [], {}),
+        lambda: store.merge([], [entry], {}),
+    ]
+    if entry.duration_ms is None:  # an enrolment: the item's id as a deck's, its time as the deck's
+        deck_message = message.replace("item_id", "deck")
+        writes += [lambda: store.enroll(entry.item_id, entry.reviewed_at)]
+        writes += [lambda: store.merge([], [], {entry.item_id: entry.reviewed_at})]
+    else:
+        deck_message = message
+    for number, write in enumerate(writes):
+        with pytest.raises(ValueError) as refused:
+            write()
+        assert str(refused.value) == (deck_message if number >= 4 else message)
+    assert (store.reviews(), store.cram_reviews(), store.enrolled()) == ([], [], {})
+
+
+def test_the_last_time_a_store_holds_is_held(store: Storage) -> None:
+    last = datetime(8999, 12, 31, 23, 59, 59, 999000, tzinfo=UTC)  # its due date, 100 years on, too
+    review = store.record("q", EASY, last)
+    store.record_cram("q", GOOD, last, 2**63 - 1)
+    store.enroll("é" * 500, datetime(1970, 1, 1, tzinfo=UTC))
+    assert store.reviews() == [review]
+    assert [r.duration_ms for r in store.cram_reviews()] == [2**63 - 1]
+    assert store.enrolled() == {"é" * 500: datetime(1970, 1, 1, tzinfo=UTC)}

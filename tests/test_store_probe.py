@@ -3,14 +3,16 @@ nothing."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from pathlib import Path
 
 import pytest
 from fixed_clock import T0
-from store_helpers import hold_lock, read_only
+from store_helpers import disk_with, full, hold_lock, read_only
 
 from scheduler import Store, StoreAccessError, StoreLockedError
+from scheduler._failures import ROOM_FOR_A_WRITE
 
 
 def enrolled_store(db: Path) -> None:
@@ -65,3 +67,37 @@ def test_the_probe_is_refused_inside_a_snapshot(db: Path) -> None:
     with Store.open(db, create=False) as store, store.snapshot(), pytest.raises(RuntimeError) as caught:
         store.check_writable()
     assert str(caught.value) == "cannot probe writing inside Store.snapshot(); probe after the block ends"
+
+
+@pytest.mark.parametrize("exists", [True, False], ids=["file", "no file yet"])
+def test_a_disk_without_room_for_an_answer_is_reported(
+    db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, exists: bool
+) -> None:
+    """Issue 20, item 4: a full disk is found before the first question (with a notebook holding the file
+    open, SQLite's own files are there already, and only the first write fails)."""
+    if exists:
+        enrolled_store(db)
+    before = sorted((path.name, path.read_bytes()) for path in tmp_path.iterdir())
+    with Store.open(db, defer_create=True) as store:
+        disk_with(monkeypatch, ROOM_FOR_A_WRITE - 4096)
+        with pytest.raises(StoreAccessError) as caught:
+            store.check_writable()
+        assert (caught.value.reason, str(caught.value)) == ("full", full(db))
+        disk_with(monkeypatch, ROOM_FOR_A_WRITE)  # room for one answer
+        store.check_writable()
+    assert sorted((path.name, path.read_bytes()) for path in tmp_path.iterdir()) == before
+
+
+@pytest.mark.parametrize(("euid", "refused"), [(0, False), (1000, True)], ids=["root", "a user"])
+def test_the_blocks_reserved_for_root_count_for_root_only(
+    db: Path, monkeypatch: pytest.MonkeyPatch, euid: int, refused: bool
+) -> None:
+    enrolled_store(db)
+    disk_with(monkeypatch, 0, for_root=10 * ROOM_FOR_A_WRITE)  # only the reserved blocks are left
+    monkeypatch.setattr(os, "geteuid", lambda: euid)
+    with Store.open(db, create=False) as store:
+        if refused:
+            with pytest.raises(StoreAccessError, match="the disk is full"):
+                store.check_writable()
+        else:
+            store.check_writable()

@@ -4,7 +4,6 @@ parameters to a review log (``scheduler._fitting``)."""
 from __future__ import annotations
 
 import sqlite3
-import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -288,10 +287,8 @@ def test_a_fit_is_deterministic_and_usable(db: Path) -> None:
         fitting_log(store)
         reviews = store.reviews()
         assert (len(reviews), fit_reviews(reviews)) == (640, 600)
-        started = time.perf_counter()
         first = fit_parameters(reviews)
         second = fit_parameters(list(reversed(reviews)))  # in any order
-        assert time.perf_counter() - started < 30
         assert first == second
         assert len(first) == 21 and first != DEFAULTS
         assert all(isinstance(p, float) for p in first)

@@ -86,11 +86,14 @@ def test_an_instructor_saves_nothing_and_a_missing_course_is_reported(
     cluster, database = server
     teacher = cluster.learner_url(database, "teacher")
     status, out, err = course("settings", "--retention", "0.9", "--db", teacher, "--now", NOW)
-    assert (status, out) == (2, "")
-    assert "refused this access (permission denied" in err
+    assert (status, out) == (2, "")  # refused before anything is changed (issue 20, item 4)
+    assert err.endswith(
+        " refused this access (teacher may read but not save answers or settings); ask whoever runs "
+        "the class database to check your role\nNothing was changed.\n"
+    )
     with postgres.PostgresStore.open(teacher) as store, pytest.raises(postgres.AccessDeniedError) as refused:
         store.check_writable()
-    assert refused.value.detail == "teacher may read but not save answers"
+    assert refused.value.detail == "teacher may read but not save answers or settings"
     bare = cluster.create_database()
     status, out, err = course("stats", "--db", cluster.admin_url(bare), "--now", NOW)
     assert (status, out) == (2, "")

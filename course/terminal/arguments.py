@@ -5,12 +5,18 @@ from __future__ import annotations
 import argparse
 from datetime import datetime, timezone
 
-from scheduler import MIN_FIT_REVIEWS, RETENTION_RANGE, Limits, Memory, retention_problem
+from scheduler import (
+    EARLIEST_TIME,
+    LATEST_TIME,
+    MIN_FIT_REVIEWS,
+    RETENTION_RANGE,
+    Limits,
+    Memory,
+    retention_problem,
+    time_range_text,
+)
 
 __all__ = ["count", "iso_time", "limits", "parser", "retention"]
-
-# --now must leave room for a century of intervals and for any time zone, so no date arithmetic overflows.
-_EARLIEST, _LATEST = datetime(1970, 1, 1, tzinfo=timezone.utc), datetime(9000, 1, 1, tzinfo=timezone.utc)
 
 
 def iso_time(text: str) -> datetime:
@@ -21,12 +27,13 @@ def iso_time(text: str) -> datetime:
         raise argparse.ArgumentTypeError(f"not an ISO 8601 time: {text!r}") from None
     if value.tzinfo is None:
         raise argparse.ArgumentTypeError(f"needs a UTC offset, e.g. {text}+00:00")
-    out_of_range = f"out of range: {text!r} (use a time from {_EARLIEST.year} to {_LATEST.year - 1})"
+    # the times a store takes: room for a century of intervals and any time zone, so nothing overflows
+    out_of_range = f"out of range: {text!r} (use a time {time_range_text()})"
     try:
         value = value.astimezone(timezone.utc)
     except OverflowError:  # hours from the first or the last moment datetime can hold
         raise argparse.ArgumentTypeError(out_of_range) from None
-    if not _EARLIEST <= value < _LATEST:
+    if not EARLIEST_TIME <= value < LATEST_TIME:
         raise argparse.ArgumentTypeError(out_of_range)
     return value
 

@@ -45,7 +45,7 @@ def class_report_command(
     with tempfile.TemporaryDirectory() as scratch:
         for name, file in zip(names, args.files, strict=True):
             try:
-                progress = read_progress(Path(file))
+                progress = read_progress(Path(file), at)
             except ProgressFileError as problem:
                 err.write(f"{problem}\nNothing was reported.\n")
                 return EXIT_USAGE

@@ -26,6 +26,7 @@ from course.terminal.session import (
     rating_or_kept,
     stopped,
 )
+from course.terminal.writing import check_writable
 from scheduler import CramSession, Storage, StoreError
 
 __all__ = ["cram"]
@@ -49,7 +50,7 @@ def cram(
     keeper = Keeper(store, create=True)  # on a class database: keeps what the server cannot take
     for note in keeper.notes():  # answers an earlier session kept, sent now
         console.say(note)
-    store.check_writable()  # before the first question, not after its answer
+    check_writable(store)  # before the first question, not after its answer
     console.say(
         f"Practice of {lessons_named(lessons)}: {plural(len(items), 'question')}. Practice answers are "
         "logged apart and do not change your review schedule. Type q at any prompt to stop."

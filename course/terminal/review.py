@@ -22,12 +22,15 @@ from course.terminal.session import (
     rating_or_kept,
     stopped,
 )
+from course.terminal.writing import check_writable
 from scheduler import ASKED_AGAIN_WITHIN, Item, Limits, Rating, Session, Storage, StoreError
 
 __all__ = ["WELCOME", "review"]
 
 WELCOME = "00-welcome.ipynb"
-_OPTIONS = LimitOptions(reviews="--limit-reviews N", new="--limit-new N")  # they raise today's limits
+_OPTIONS = LimitOptions(  # they raise today's limits
+    "--limit-reviews {n}", "--limit-new {n}", "To answer {them} now, review with {settings}."
+)
 
 
 def review(
@@ -58,7 +61,7 @@ def review(
     if not session.remaining:
         console.say(_whats_next(store, items, start, tz, limits, answered=False))
         return EXIT_OK
-    store.check_writable()  # before the first question, not after its answer
+    check_writable(store)  # before the first question, not after its answer
     console.say(
         f"Review of {lessons_named(enrolled)}: {session.due_count} due now, {session.new_count} new. "
         "Type q at any prompt to stop; each answer is saved as you go."

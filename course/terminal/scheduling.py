@@ -13,6 +13,7 @@ from typing import TextIO
 
 from course.outlook import parameters_text, plural, retention_text
 from course.terminal.exits import EXIT_OK, EXIT_TOO_FEW_REVIEWS
+from course.terminal.writing import check_writable
 from scheduler import (
     MIN_FIT_REVIEWS,
     Memory,
@@ -50,6 +51,7 @@ def settings(args: argparse.Namespace, store: Storage, out: TextIO, at: datetime
     if new == old:
         out.write("Nothing changed.\n" + _show(old, tz))
         return EXIT_OK
+    check_writable(store)
     store.save_settings(new, at)
     if new.desired_retention != old.desired_retention:
         out.write(f"Desired retention: {retention_text(new)}, was {retention_text(old)}.\n")
@@ -77,6 +79,8 @@ def optimize(args: argparse.Namespace, store: Storage, out: TextIO, err: TextIO,
             "default parameters and run python -m course optimize again later. Nothing was changed.\n"
         )
         return EXIT_TOO_FEW_REVIEWS
+    if not args.dry_run:
+        check_writable(store)  # before the fit, which takes seconds, not after it
     out.write(f"Fitting FSRS parameters to your {plural(count, 'review')}; this takes a few seconds...\n")
     out.flush()
     old = store.settings()

@@ -23,6 +23,7 @@ from course.progress import db_path, open_store, path_source, server_url
 from course.progress_file import Progress, ProgressFileError, lines, read_progress
 from course.terminal.check import invalid_bank
 from course.terminal.exits import EXIT_OK, EXIT_STORE, EXIT_USAGE
+from course.terminal.writing import NOT_DONE, NotWritable, check_writable, not_done
 from scheduler import LogEntry, Storage, StoreError, StoreNotFoundError
 
 __all__ = ["TRANSFERS", "transfer"]
@@ -37,15 +38,18 @@ def transfer(args: argparse.Namespace, out: TextIO, err: TextIO, at: datetime) -
     try:
         if args.command == "export-progress":
             return _export_progress(Path(args.file), args.db, out, at)
-        return _import_progress(Path(args.file), args.db, out)
+        return _import_progress(Path(args.file), args.db, out, at)
     except ProgressFileError as problem:
         err.write(f"{problem}\n")
         return EXIT_USAGE
+    except NotWritable as refused:
+        err.write(f"{refused.problem}\n{NOT_DONE[args.command]}\n")
+        return EXIT_STORE
     except StoreNotFoundError as problem:
         err.write(f"no progress yet: there is no progress file at {problem.path}; nothing to export\n")
         return EXIT_STORE
     except StoreError as problem:
-        err.write(f"{problem}\n")
+        err.write(f"{problem}\n{not_done(args, problem)}")
         return EXIT_STORE
 
 
@@ -100,13 +104,15 @@ def _export_progress(path: Path, db: str | None, out: TextIO, at: datetime) -> i
     return EXIT_OK
 
 
-def _import_progress(path: Path, db: str | None, out: TextIO) -> int:
-    """Check the whole file, then merge it into the learner's store (created if missing)."""
-    progress = read_progress(path)
+def _import_progress(path: Path, db: str | None, out: TextIO, at: datetime) -> int:
+    """Check the whole file (nothing in it after `at`), then, once the learner's store is known to take
+    writes, merge it in (a missing store is created by the merge, never before nor on a refusal)."""
+    progress = read_progress(path, at)
     if not len(progress):
         out.write(f"Nothing to import: {path} holds no answers and no lessons.\n")
         return EXIT_OK
     with _opened(db, create=True) as store:
+        check_writable(store)
         merged = store.merge(progress.reviews, progress.practice, progress.enrollments)
     out.write(
         f"Imported {_counts(merged.answers, merged.practice, merged.decks)} from {path}; "
