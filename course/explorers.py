@@ -6,8 +6,8 @@
 - `mask_explorer` (lesson 05): the causal and padding masks, with fewer queries than keys, in both alignments.
 
 Each ``*_explorer`` returns an `Explorer` (a live widget in JupyterLab, the figure of its first settings
-elsewhere). Each ``*_figure`` draws one state and returns it with its alt text: the explorer's drawing,
-usable (and tested) without widgets.
+elsewhere). Each ``*_figure`` draws one state and returns it with its alt text and a brief of what changed
+(a `Drawn`): the explorer's drawing, usable (and tested) without widgets.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from numpy.typing import ArrayLike
 
 from course.attention import causal_mask, padding_mask, softmax
 from course.plots import FONT_SIZE, MAX_WIDTH_IN, OKABE_ITO, attention_heatmap
-from course.widgets._explorer import Explorer
+from course.widgets._explorer import Drawn, Explorer
 
 __all__ = [
     "AVERAGE",
@@ -59,9 +59,7 @@ def _numbers(values: np.ndarray) -> str:
 
 
 # -- lesson 01: temperature --------------------------------------------------------------------------------
-def temperature_figure(
-    scores: ArrayLike, temperature: float, labels: Sequence[str] | None = None
-) -> tuple[Figure, str]:
+def temperature_figure(scores: ArrayLike, temperature: float, labels: Sequence[str] | None = None) -> Drawn:
     """Bars of softmax(scores / temperature), each with its weight, and the uniform weight 1/n dashed."""
     x = np.asarray(scores, dtype=float)
     names = [f"score {s:g}" for s in x] if labels is None else list(labels)
@@ -78,7 +76,7 @@ def temperature_figure(
         f"{temperature:.2f}: weights {_numbers(weights)}. The largest is {weights.max():.2f}; uniform would "
         f"be {1 / len(x):.2f}."
     )
-    return fig, alt
+    return Drawn(fig, alt, f"τ = {temperature:.2f}: weights {_numbers(weights)}.")
 
 
 def temperature_explorer(scores: ArrayLike, labels: Sequence[str] | None = None) -> Explorer:
@@ -88,7 +86,7 @@ def temperature_explorer(scores: ArrayLike, labels: Sequence[str] | None = None)
         continuous_update=False, readout_format=".2f", style=_WIDE,
     )  # fmt: skip
 
-    def draw(temperature: float) -> tuple[Figure, str]:
+    def draw(temperature: float) -> Drawn:
         return temperature_figure(scores, temperature, labels)
 
     return Explorer({"temperature": slider}, draw, label="Softmax temperature explorer")
@@ -107,7 +105,7 @@ def scaling_scores(d_k: int, n_keys: int = 8, seed: int = 0) -> np.ndarray:
     return keys @ q  # (n_keys,)
 
 
-def scaling_figure(d_k: int, n_keys: int = 8, seed: int = 0) -> tuple[Figure, str]:
+def scaling_figure(d_k: int, n_keys: int = 8, seed: int = 0) -> Drawn:
     """Side-by-side bars per key: softmax of the raw scores and of the scores divided by √d_k."""
     scores = scaling_scores(d_k, n_keys, seed)
     unscaled, scaled = softmax(scores), softmax(scores / np.sqrt(d_k))  # (n_keys,) each
@@ -129,7 +127,8 @@ def scaling_figure(d_k: int, n_keys: int = 8, seed: int = 0) -> tuple[Figure, st
         f"weight is {unscaled.max():.3f}; divided by √d_k, standard deviation {spread / np.sqrt(d_k):.2f} "
         f"and largest weight {scaled.max():.3f}."
     )
-    return fig, alt
+    brief = f"d_k = {d_k}: largest weight {unscaled.max():.3f} unscaled, {scaled.max():.3f} divided by √d_k."
+    return Drawn(fig, alt, brief)
 
 
 def scaling_explorer(n_keys: int = 8, seed: int = 0) -> Explorer:
@@ -138,16 +137,14 @@ def scaling_explorer(n_keys: int = 8, seed: int = 0) -> Explorer:
         options=list(D_K_CHOICES), value=1, description="d_k", continuous_update=False, style=_WIDE
     )
 
-    def draw(d_k: int) -> tuple[Figure, str]:
+    def draw(d_k: int) -> Drawn:
         return scaling_figure(d_k, n_keys, seed)
 
     return Explorer({"d_k": slider}, draw, label="Scaling explorer")
 
 
 # -- lesson 04: heads --------------------------------------------------------------------------------------
-def heads_figure(
-    weights: ArrayLike, labels: Sequence[str], names: Sequence[str], head: str
-) -> tuple[Figure, str]:
+def heads_figure(weights: ArrayLike, labels: Sequence[str], names: Sequence[str], head: str) -> Drawn:
     """The heatmap of one head's (T, T) weights, or of their average over the heads (`AVERAGE`)."""
     stack = np.asarray(weights, dtype=float)  # (h, T, T)
     if stack.ndim != 3 or len(names) != stack.shape[0]:
@@ -158,14 +155,15 @@ def heads_figure(
     top = shown.argmax(axis=-1)  # (T,)
     reads = "; ".join(f"{labels[i]} → {labels[j]} ({shown[i, j]:.2f})" for i, j in enumerate(top))
     alt = f"Heatmap of the attention weights of {head}. Each query's largest weight: {reads}."
-    return fig, alt
+    brief = f"{head}: " + "; ".join(f"{labels[i]} → {labels[j]}" for i, j in enumerate(top)) + "."
+    return Drawn(fig, alt, brief)
 
 
 def heads_explorer(weights: ArrayLike, labels: Sequence[str], names: Sequence[str]) -> Explorer:
     """A menu of the heads named `names` (and their average) over `weights` (h, T, T); starts at head 0."""
     menu = widgets.Dropdown(options=[*names, AVERAGE], value=names[0], description="show", style=_WIDE)
 
-    def draw(head: str) -> tuple[Figure, str]:
+    def draw(head: str) -> Drawn:
         return heads_figure(weights, labels, names, head)
 
     return Explorer({"head": menu}, draw, label="Heads explorer")
@@ -184,9 +182,7 @@ def mask_allowed(mask: str, t_q: int, t_k: int, align: str, length: int) -> np.n
     return allowed
 
 
-def mask_figure(
-    tokens: Sequence[str], mask: str, t_q: int, align: str, length: int, seed: int = 0
-) -> tuple[Figure, str]:
+def mask_figure(tokens: Sequence[str], mask: str, t_q: int, align: str, length: int, seed: int = 0) -> Drawn:
     """The weights of the last `t_q` tokens (queries) over all of `tokens` (keys) under the chosen mask.
 
     Scores are random (seeded); keys from position `length` on are padding ("<pad>") when the mask pads.
@@ -210,7 +206,7 @@ def mask_figure(
         f"keys, {title}: "
         f"{int(allowed.sum())} of {allowed.size} pairs allowed, masked cells grey. {rows}."
     )
-    return fig, alt
+    return Drawn(fig, alt, f"{title}: {int(allowed.sum())} of {allowed.size} pairs allowed.")
 
 
 def _positions(keys: np.ndarray) -> str:
@@ -238,7 +234,7 @@ def mask_explorer(tokens: Sequence[str], seed: int = 0) -> Explorer:
         ),
     }  # fmt: skip
 
-    def draw(mask: str, t_q: int, align: str, length: int) -> tuple[Figure, str]:
+    def draw(mask: str, t_q: int, align: str, length: int) -> Drawn:
         return mask_figure(tokens, mask, t_q, align, length, seed)
 
     return Explorer(controls, draw, label="Mask explorer")

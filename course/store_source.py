@@ -31,7 +31,7 @@ from course.progress import (
     require_folder,
     server_url,
 )
-from scheduler import Storage, Store, StoreError
+from scheduler import Storage, Store, StoreError, StoreUnavailableError
 
 __all__ = ["PROBLEMS", "StoreLike", "StoreSource"]
 
@@ -183,6 +183,20 @@ class StoreSource:
         held, self._held = self._held, None
         if held is not None and held is not self.store:
             held.close()
+
+    def check_writable(self) -> None:
+        """Raise the `StoreError` (or OSError) that would stop an answer being saved now: a read-only or full
+        file, a lock, an instructor's account. Writes nothing, creates no file. A class database that cannot
+        be reached is not such a problem: its outbox keeps the answers then."""
+        try:
+            if self._held is not None:
+                self._held.check_writable()
+                return
+            with self.lease(create=True) as store:
+                store.check_writable()
+        except StoreUnavailableError:
+            if self.outbox is None:
+                raise
 
     @contextlib.contextmanager
     def lease(self, *, create: bool) -> Iterator[Storage]:

@@ -340,19 +340,29 @@ def test_the_welcome_quiz_by_keyboard_alone_and_axe_in_the_browser(tmp_path: Pat
         expect(quiz.get_by_role("radio", name=re.compile(r"^Good\b"))).to_be_checked()
         page.keyboard.press("ArrowDown")
         expect(quiz.get_by_role("radio", name=re.compile(r"^Easy\b"))).to_be_checked()
+        # what the widget says it will save is what it saves
+        expect(status).to_have_text("Saved as Easy when you press Next.")
+        hint = quiz.locator(".widget-htmlmath", has_text="when you press Next.")
+        expect(hint).to_contain_text("Saved as Easy when you press Next.")
         page.keyboard.press("Tab")
         expect(next_button).to_be_focused()
         page.keyboard.press("Enter")
         expect(status).to_have_text(re.compile(r"^Saved: Easy\. It comes back in "))
 
-        # 2-4. Choice: the focus is on option A; the notebook's shortcuts do nothing there.
+        # 2-4. Choice: the focus is on the new question, not on an answer: a habitual Shift+Enter answers
+        # nothing and runs no cell; the notebook's shortcuts do nothing in the quiz either.
+        prompt = quiz.locator(".widget-htmlmath").first  # the title and progress are plain HTML
         for question in questions[1:4]:
-            first_option = quiz.get_by_role("button", name=re.compile(r"^Answer A: "))
-            expect(first_option).to_be_focused()
+            expect(prompt).to_be_focused()
+            expect(prompt).to_contain_text(plain_text(question.prompt)[:20])
             before = page.evaluate(_CELLS)
+            page.keyboard.press("Shift+Enter")
             page.keyboard.press("ArrowDown")
             page.keyboard.press("a")
             assert page.evaluate(_CELLS) == before, "a notebook shortcut fired inside the quiz"
+            expect(prompt).to_be_focused()
+            page.keyboard.press("Tab")
+            first_option = quiz.get_by_role("button", name=re.compile(r"^Answer A: "))
             expect(first_option).to_be_focused()
             tab_to(page, right_option_name(question))
             page.keyboard.press("Enter")
@@ -361,8 +371,13 @@ def test_the_welcome_quiz_by_keyboard_alone_and_axe_in_the_browser(tmp_path: Pat
             page.keyboard.press("Enter")
             expect(status).to_have_text(re.compile(r"^Saved: Good\. It comes back in "))
 
-        # 5. Recall: Show answer, then Good, each focused in turn.
+        # 5. Recall: the question focused (Shift+Enter reveals nothing), then Show answer, then Good.
         show = quiz.get_by_role("button", name="Show answer", exact=True)
+        expect(prompt).to_be_focused()
+        page.keyboard.press("Shift+Enter")
+        page.wait_for_timeout(500)  # time enough for the kernel to reveal, were it to
+        assert quiz.get_by_text("Answer:", exact=True).count() == 0
+        page.keyboard.press("Tab")
         expect(show).to_be_focused()
         page.keyboard.press("Enter")
         good = quiz.get_by_role("button", name=re.compile(r"^Good\b"))
@@ -398,6 +413,126 @@ def test_the_welcome_quiz_by_keyboard_alone_and_axe_in_the_browser(tmp_path: Pat
         expect(quiz.get_by_role("alert")).to_have_text(STALE_TEXT, timeout=10_000)
 
 
+# Every element of the course's widgets wider than its box (a row that does not wrap, a word cut off), and
+# the widget's width against its output area's: [overflows, widget width, area width].
+_OVERFLOW = """() => {
+  const root = window.jupyterapp.shell.currentWidget.node.querySelector('.course-widget');
+  const area = root.closest('.jp-OutputArea-output');
+  const wide = [];
+  for (const el of [root, ...root.querySelectorAll('*')]) {
+    // math scrolls on its own; the live region is visually hidden on purpose
+    if (el.closest('mjx-container, .course-status') || getComputedStyle(el).display === 'none') continue;
+    const box = el.getBoundingClientRect();
+    if (box.width > 0 && (box.right > area.getBoundingClientRect().right + 1 ||
+        (el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflowX === 'hidden'))) {
+      const name = String(el.className).split(' ').pop();
+      wide.push(el.tagName + '.' + name + ': ' + (el.textContent || '').slice(0, 40));
+    }
+  }
+  const width = (el) => Math.round(el.getBoundingClientRect().width);
+  return [wide, width(root), width(area)];
+}"""
+
+
+@pytest.mark.browser
+@pytest.mark.timeout(150, method="signal")
+def test_numbers_typed_at_full_speed_are_graded_as_typed_and_the_quiz_reflows_in_the_browser(
+    tmp_path: Path,
+) -> None:
+    """Numbers typed with no delay between keys, then Enter (or Tab to Check, then Enter), are graded and
+    saved as typed, however fast; at 320 CSS px (a phone, or 400 % zoom) the quiz fits its column and
+    axe-core finds nothing wrong in it."""
+    require_browser()
+    from playwright.sync_api import expect
+
+    questions = load_bank().questions("01")
+    at = {question.id: index for index, question in enumerate(questions)}
+    typed = [  # (question, what is typed, how it is sent, right?)
+        ("01-weighted-average-shape", "12345.5", "Enter", False),
+        ("01-softmax-step-ratio", "2.72", "Enter", True),
+        ("01-softmax-step-ratio", "2.72", "Enter", True),
+        ("01-softmax-step-ratio", "2.72", "Tab", True),
+        ("01-softmax-two-scores", "7.5e-1", "Tab", True),
+        ("01-uniform-entropy", "3.5e1", "Enter", False),
+        ("01-logsumexp-two-equal", "1000.69", "Enter", True),
+    ]
+    with lab_in_browser(tmp_path) as (lab, page, db):
+        nbformat.write(
+            nbformat.v4.new_notebook(
+                cells=[nbformat.v4.new_code_cell("from course import quiz\nquiz('01')")]
+            ),
+            tmp_path / "course" / "quiz.ipynb",
+        )
+        open_notebook(lab, page, "quiz.ipynb", db)
+        nb.run_all(page)
+        nb.wait_for_text(page, ".jp-OutputArea-output", "Question 1 / ")
+        quiz = page.locator(".jp-OutputArea-output", has_text="Quiz: lesson 01")
+        status = quiz.get_by_role("status")
+        find = "w = next(o for o in Out.values() if type(o).__name__ == 'QuizWidget')"
+        for question_id, text, key, right in typed:
+            assert nb.kernel_exec(page, f"{find}\nw.index = {at[question_id]}\nw._show_current()") == ""
+            quiz.get_by_text(f"Question {at[question_id] + 1} / ").wait_for()
+            box = quiz.get_by_role("textbox")
+            expect(box).to_be_enabled()
+            box.focus()
+            page.keyboard.type(text)  # no delay between the keys
+            if key == "Tab":
+                page.keyboard.press("Tab")
+                expect(quiz.get_by_role("button", name="Check", exact=True)).to_be_focused()
+            page.keyboard.press("Enter")
+            answer = questions[at[question_id]].answer
+            if right:
+                expect(status).to_have_text(re.compile(rf"^✓ Right: {re.escape(str(answer))}[ .]"))
+                page.keyboard.press("Enter")  # Next, focused
+                # saved; after the last question, Finish shows the summary
+                saved = r"^(Saved(: Good\.| as practice \(Good\))|\d+ of 16 right\.)"
+                expect(status).to_have_text(re.compile(saved))
+                # the next question (or the summary) is shown before the kernel is asked to show another
+                expect(quiz.get_by_text(f"Question {at[question_id] + 1} / ")).to_have_count(0)
+            else:
+                said = f"You answered {text}; the answer is {answer}"
+                expect(quiz.locator(".widget-htmlmath", has_text=said)).to_have_count(1)
+                expect(status).to_contain_text("Saved: Again.")
+                expect(quiz.get_by_role("button", name=re.compile("^(Next|Finish)$"))).to_be_focused()
+        with Store.open(db, create=False) as store:  # a question answered again in the quiz is practice
+            saved = [(review.item_id, review.rating) for review in store.reviews()]
+            saved += [(review.item_id, review.rating) for review in store.cram_reviews()]
+        ratings = [(q, Rating.GOOD if right else Rating.AGAIN) for q, _, _, right in typed]
+        assert saved == [*dict(ratings).items(), *ratings[2:4]]  # the first of each, then the repeats
+
+        # Reflow: at 320 CSS px the answer row wraps, no text is cut off; axe at that width too.
+        page.set_viewport_size({"width": 320, "height": 900})
+        page.evaluate("() => window.jupyterapp.shell.collapseLeft()")
+        assert (
+            nb.kernel_exec(page, f"{find}\nw.index = {at['01-softmax-step-ratio']}\nw._show_current()") == ""
+        )
+        box = quiz.get_by_role("textbox")
+        box.fill("2")
+        box.press("Enter")  # wrong: the explanation shows
+        expect(status).to_contain_text("You answered 2; the answer is 2.72")
+        page.wait_for_timeout(300)
+        wide, width, area = page.evaluate(_OVERFLOW)
+        assert wide == [] and width <= area, f"wider than {area} px: {wide}"
+        keep_screenshot(page, "320px", show=quiz)
+        no_violations(page, ".course-widget")
+        # a right answer's ratings: each radio button's target at least 24 px high (WCAG 2.5.8), all in view
+        assert (
+            nb.kernel_exec(page, f"{find}\nw.index = {at['01-softmax-two-scores']}\nw._show_current()") == ""
+        )
+        box = quiz.get_by_role("textbox")
+        expect(box).to_be_enabled()
+        box.fill("0.75")
+        box.press("Enter")
+        radios = quiz.locator(".widget-radio-box label")
+        expect(radios).to_have_count(3)
+        heights = radios.evaluate_all("(labels) => labels.map((l) => l.getBoundingClientRect().height)")
+        assert min(heights) >= 24, heights
+        wide, width, area = page.evaluate(_OVERFLOW)
+        assert wide == [] and width <= area, f"wider than {area} px: {wide}"
+        keep_screenshot(page, "320px-ratings", show=quiz)
+        no_violations(page, ".course-widget")
+
+
 def explore(page: Any, lesson: str, start: str) -> Any:
     """Open lesson `lesson` of the workbook, run it all, and return its explorer once it shows `start`."""
     name = next(path for path in sorted(os.listdir(REPO / "notebooks")) if path.startswith(f"{lesson}-"))
@@ -410,52 +545,81 @@ def explore(page: Any, lesson: str, start: str) -> Any:
     return explorer
 
 
-def shows(explorer: Any, text: str) -> None:
-    """The explorer's figure, and the status a screen reader reads, both say `text`."""
+def shows(explorer: Any, brief: str | re.Pattern[str], alt: str) -> None:
+    """A screen reader is told `brief` (what changed, in a few words); the figure's alt text says `alt`."""
     from playwright.sync_api import expect
 
-    expect(explorer.locator(".course-status")).to_contain_text(text, timeout=10_000)
-    alt = explorer.locator(".course-explorer-figure img").get_attribute("alt")
-    assert text in alt
+    expect(explorer.locator(".course-status")).to_have_text(brief, timeout=10_000)
+    assert alt in explorer.locator(".course-explorer-figure img").get_attribute("alt")
+
+
+def says_value(explorer: Any, slider: str, value: str) -> None:
+    """The handle of the slider named `slider` is announced with the value shown beside it."""
+    from playwright.sync_api import expect
+
+    expect(explorer.get_by_role("slider", name=slider)).to_have_attribute("aria-valuetext", value)
 
 
 @pytest.mark.browser
 @pytest.mark.timeout(300, method="signal")
 def test_the_explorers_redraw_as_their_controls_move_in_the_browser(tmp_path: Path) -> None:
     """Lessons 01, 02, 04 and 05 of the workbook, each run from top to bottom: its explorer is live (not the
-    static figure), and a key press, a menu choice or a click on its controls redraws the figure."""
+    static figure), and a key press, a menu choice or a click on its controls redraws the figure; each change
+    is said briefly, each slider says the value it shows, each toggle whether it is pressed."""
     require_browser()
+    from playwright.sync_api import expect
+
     with lab_in_browser(tmp_path) as (lab, page, db):
         open_notebook(lab, page, WELCOME, db)  # checks the kernel's environment once
 
-        explorer = explore(page, "01", "at temperature 1.00: weights 0.61, 0.22, 0.14, 0.03.")
-        explorer.locator(".noUi-handle").focus()
+        explorer = explore(page, "01", "τ = 1.00: weights 0.61, 0.22, 0.14, 0.03.")
+        says_value(explorer, "temperature τ", "1.00")  # τ, not the slider's exponent (0)
+        handle, track = explorer.locator(".noUi-handle"), explorer.locator(".noUi-target")
+        assert handle.evaluate("(e) => getComputedStyle(e).borderTopColor") == "rgb(97, 97, 97)"  # 6.2:1
+        assert track.evaluate("(e) => getComputedStyle(e).backgroundColor") == "rgb(117, 117, 117)"  # 4.6:1
+        handle.focus()
         page.keyboard.press("ArrowRight")  # one step of 0.05 on a log10 scale: τ = 10^0.05
-        shows(explorer, "at temperature 1.12: weights 0.57, 0.24, 0.15, 0.04.")
+        shows(explorer, "τ = 1.12: weights 0.57, 0.24, 0.15, 0.04.", "at temperature 1.12: weights 0.57")
+        says_value(explorer, "temperature τ", "1.12")
+        assert handle.evaluate("(e) => getComputedStyle(e).borderTopColor") == "rgb(25, 118, 210)"  # focused
         keep_screenshot(page, "temperature", show=explorer)
         nb.shut_down_kernel(page)
 
-        explorer = explore(page, "02", "with d_k = 1 (random vectors")
+        explorer = explore(page, "02", "d_k = 1: largest weight")
         explorer.locator(".noUi-handle").focus()
         page.keyboard.press("End")
-        shows(explorer, "with d_k = 1024 (random vectors")
-        shows(explorer, "the largest weight is 1.000;")
+        shows(
+            explorer, re.compile(r"^d_k = 1024: largest weight 1\.000 unscaled, "), "with d_k = 1024 (random"
+        )
+        says_value(explorer, "d_k", "1024")
         keep_screenshot(page, "scaling", show=explorer)
         nb.shut_down_kernel(page)
 
-        explorer = explore(page, "04", "Heatmap of the attention weights of head 0: previous word.")
-        explorer.locator("select").select_option(AVERAGE)
-        shows(explorer, "Heatmap of the attention weights of average of the heads.")
+        explorer = explore(page, "04", "head 0: previous word: ")
+        menu = explorer.locator("select")
+        menu.focus()
+        ring = menu.evaluate("(e) => [getComputedStyle(e).outlineStyle, getComputedStyle(e).outlineWidth]")
+        assert ring == ["solid", "2px"]
+        menu.select_option(AVERAGE)
+        shows(
+            explorer,
+            re.compile(rf"^{AVERAGE}: "),
+            "Heatmap of the attention weights of average of the heads.",
+        )
         keep_screenshot(page, "heads", show=explorer)
         nb.shut_down_kernel(page)
 
-        explorer = explore(page, "05", "6 queries (the last 6 of 6 positions) over 6 keys, causal mask")
+        explorer = explore(page, "05", "causal mask: 21 of 36 pairs allowed.")
         explorer.locator(".widget-slider", has_text="queries T_q").locator(".noUi-handle").focus()
         page.keyboard.press("Home")
-        shows(explorer, "causal mask, bottom-right: 6 of 6 pairs allowed")
-        explorer.get_by_role("button", name="top-left").click()
-        shows(explorer, "causal mask, top-left: 1 of 6 pairs allowed")
-        shows(explorer, "5 mat sees key 0.")
+        shows(explorer, "causal mask, bottom-right: 6 of 6 pairs allowed.", "6 of 6 pairs allowed")
+        says_value(explorer, "queries T_q", "1")
+        top_left = explorer.get_by_role("button", name="top-left")
+        expect(top_left).to_have_attribute("aria-pressed", "false")
+        top_left.click()
+        shows(explorer, "causal mask, top-left: 1 of 6 pairs allowed.", "5 mat sees key 0.")
+        expect(top_left).to_have_attribute("aria-pressed", "true")
+        expect(explorer.get_by_role("button", name="bottom-right")).to_have_attribute("aria-pressed", "false")
         keep_screenshot(page, "masks", show=explorer)
         no_violations(page, ".course-explorer")
 
@@ -513,6 +677,10 @@ def test_the_class_review_on_the_projector_by_keyboard_in_the_browser(tmp_path: 
         nb.wait_for_text(page, ".course-class-review", "Class review · question 1 / ")
         room = page.locator(".course-class-review")
         expect(room).to_be_focused()  # the keys work at once
+        assert room.get_attribute("role") == "application"  # a screen reader passes the keys through
+        assert room.get_attribute("aria-label") == (
+            "Class review: Space reveals, the arrows move between questions, type the count then Enter"
+        )
         size = page.evaluate(
             "() => getComputedStyle(document.querySelector('.course-class-prompt .widget-htmlmath-content'))"
             ".fontSize"
@@ -524,7 +692,9 @@ def test_the_class_review_on_the_projector_by_keyboard_in_the_browser(tmp_path: 
         expect(room.locator(".course-class-right")).to_have_count(1)
         expect(room.locator(".course-class-right")).to_contain_text(first.answer)
         keep_screenshot(page, "answer", show=room)
-        room.get_by_role("spinbutton").fill("18")
+        # the count typed as the hint says, with no Tab first
+        expect(room).to_contain_text("not counted yet: type the count, then Enter")
+        page.keyboard.type("18")
         page.keyboard.press("Enter")
         expect(room).to_contain_text("saved: 18 of 24 right")
         expect(room).to_be_focused()
@@ -533,6 +703,18 @@ def test_the_class_review_on_the_projector_by_keyboard_in_the_browser(tmp_path: 
         room.get_by_role("spinbutton").fill("3")
         page.keyboard.press("Enter")
         expect(room).to_contain_text("saved: 3 of 24 right")
+        # Space on a focused button presses it: Next moves on, it does not reveal
+        room.get_by_role("button", name="Next ▶").focus()
+        page.keyboard.press("Space")
+        expect(room).to_contain_text("Class review · question 3 / ")
+        expect(room.locator(".course-class-option")).to_have_count(0)
+        # inline code keeps the projector's size: question 7 of lesson 02 has some
+        for _ in range(4):
+            room.focus()
+            page.keyboard.press("ArrowRight")
+        expect(room).to_contain_text("Class review · question 7 / ")
+        code = room.locator(".course-class-prompt code").first
+        assert float(code.evaluate("(e) => parseFloat(getComputedStyle(e).fontSize)")) >= 26
         room.get_by_role("button", name="Finish").click()
         expect(room.locator("h3", has_text="Revisit")).to_have_count(1)
         keep_screenshot(page, "summary", show=room)

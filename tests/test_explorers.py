@@ -36,7 +36,7 @@ def two_heads() -> np.ndarray:
 
 
 def test_temperature_figure_draws_the_softmax_at_that_temperature():
-    fig, alt = temperature_figure(SCORES, 0.5)
+    fig, alt, brief = temperature_figure(SCORES, 0.5)
     bars = [patch.get_height() for patch in fig.axes[0].patches]
     np.testing.assert_allclose(bars, softmax(SCORES / 0.5), rtol=0, atol=1e-15)
     assert alt == (
@@ -44,14 +44,17 @@ def test_temperature_figure_draws_the_softmax_at_that_temperature():
         "0.00. The largest is 0.84; uniform would be 0.25."
     )
     assert fig.axes[0].get_title() == "softmax(scores / τ), τ = 0.50"
+    assert brief == "τ = 0.50: weights 0.84, 0.11, 0.04, 0.00."  # what a screen reader says as τ moves
 
 
 def test_temperature_explorer_redraws_when_the_slider_moves():
     explorer = temperature_explorer(SCORES)
     assert explorer.values() == {"temperature": 1.0}
     assert "at temperature 1.00: weights 0.61, 0.22, 0.14, 0.03." in explorer.shown.alt
+    assert explorer.status.value == "τ = 1.00: weights 0.61, 0.22, 0.14, 0.03."
     explorer.controls["temperature"].value = 10.0
     assert "at temperature 10.00: weights 0.29, 0.26, 0.25, 0.21." in explorer.shown.alt
+    assert explorer.status.value == "τ = 10.00: weights 0.29, 0.26, 0.25, 0.21."  # briefly: what changed
     assert explorer.shown.alt in explorer.figure_view.value  # the image on display is the new one
     assert explorer.first.alt != explorer.shown.alt  # the static form keeps the first figure
 
@@ -64,13 +67,15 @@ def test_scaling_scores_are_the_same_for_the_same_width_and_spread_like_its_root
 
 
 def test_scaling_figure_draws_both_softmaxes():
-    fig, alt = scaling_figure(256)
+    fig, alt, brief = scaling_figure(256)
     heights = [patch.get_height() for patch in fig.axes[0].patches]
     scores = scaling_scores(256)
     np.testing.assert_allclose(heights[:8], softmax(scores), rtol=0, atol=1e-15)
     np.testing.assert_allclose(heights[8:], softmax(scores / 16), rtol=0, atol=1e-15)
     assert alt.startswith("Bar chart of one query's weights over 8 keys with d_k = 256 (random vectors")
     assert f"largest weight is {softmax(scores).max():.3f};" in alt
+    unscaled, scaled = softmax(scores).max(), softmax(scores / 16).max()
+    assert brief == f"d_k = 256: largest weight {unscaled:.3f} unscaled, {scaled:.3f} divided by √d_k."
 
 
 def test_scaling_explorer_offers_powers_of_two_and_redraws():
@@ -82,13 +87,14 @@ def test_scaling_explorer_offers_powers_of_two_and_redraws():
 
 def test_heads_figure_shows_one_head_or_their_average():
     weights = two_heads()
-    fig, alt = heads_figure(weights, ["a", "b", "c"], NAMES, NAMES[1])
+    fig, alt, brief = heads_figure(weights, ["a", "b", "c"], NAMES, NAMES[1])
     assert np.array_equal(fig.axes[0].images[0].get_array(), weights[1])
     assert alt == (
         "Heatmap of the attention weights of head 1: next word. Each query's largest weight: a → b (1.00); "
         "b → c (1.00); c → c (1.00)."
     )
-    fig, alt = heads_figure(weights, ["a", "b", "c"], NAMES, AVERAGE)
+    assert brief == "head 1: next word: a → b; b → c; c → c."
+    fig, alt, _ = heads_figure(weights, ["a", "b", "c"], NAMES, AVERAGE)
     assert np.array_equal(fig.axes[0].images[0].get_array(), weights.mean(axis=0))
     assert "a → a (0.50)" in alt
 
@@ -118,13 +124,14 @@ def test_heads_explorer_menu():
     ],
 )
 def test_mask_figure_allows_what_the_mask_says(mask, t_q, align, length, allowed, sees):
-    fig, alt = mask_figure(TOKENS, mask, t_q, align, length)
+    fig, alt, brief = mask_figure(TOKENS, mask, t_q, align, length)
     weights = fig.axes[0].images[0].get_array()
     assert weights.shape == (t_q, 6)
     np.testing.assert_allclose(weights.sum(axis=1), 1.0, rtol=0, atol=1e-12)
     assert int((weights > 0).sum()) == allowed
     assert f": {allowed} of {t_q * 6} pairs allowed, masked cells grey." in alt
     assert sees in alt
+    assert brief.endswith(f": {allowed} of {t_q * 6} pairs allowed.") and brief.startswith(mask)
 
 
 def test_mask_figure_refuses_an_unknown_mask():
@@ -141,6 +148,7 @@ def test_mask_explorer_controls_redraw():
     assert "5 mat sees keys 0-5." in explorer.shown.alt
     explorer.controls["align"].value = "top-left"
     assert "5 mat sees key 0." in explorer.shown.alt
+    assert explorer.status.value == "causal mask, top-left: 1 of 6 pairs allowed."
 
 
 def test_every_explorer_figure_fits_the_notebook_with_readable_text():

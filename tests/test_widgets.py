@@ -13,17 +13,16 @@ from pathlib import Path
 
 import pytest
 from fixed_clock import T0, Clock
-from ipywidgets import Button, RadioButtons
-from store_helpers import pin_steps, steps_memory
+from ipywidgets import Button, RadioButtons, Text
+from store_helpers import disk_with, full, opened_read_only, pin_steps, read_only, steps_memory
 
 from course.bank import Bank, Option, Question, load_bank
 from course.lessons import QUIZ_LESSONS
 from course.store_source import StoreSource
-from course.widgets import NO_PROGRESS, QuizWidget, ReviewWidget, quiz, review, to_html
+from course.widgets import NO_PROGRESS, CramWidget, QuizWidget, ReviewWidget, quiz, review, to_html
 from course.widgets._chrome import CHROME, STALE_TEXT
 from course.widgets._panel import QuestionPanel
 from course.widgets._render import plain_text
-from course.widgets._texts import RIGHT_HINT
 from scheduler import Limits, Rating, Store
 
 BANK = """lesson = "01"
@@ -198,7 +197,10 @@ def test_right_choice_is_saved_as_good_on_next(bank: Bank, db: Path, clock: Cloc
     option(widget, RIGHT).click()
     assert not db.exists()  # nothing is saved until the rating is final
     assert widget.notice.value == ""  # one notice, not two: the hint above the ratings says how it is saved
-    assert widget.rating_area.children[0].value == RIGHT_HINT.format(button="Next")
+    assert widget.rating_area.children[0].value == (
+        "<p>Saved as <b>Good</b> when you press Next. <b>Hard</b>: it took effort (it still counts as "
+        "remembered); <b>Good</b>: remembered; <b>Easy</b>: it came at once.</p>"
+    )
     assert widget.status.value == "<p>✓ Right. Not saved yet: press Next to save it.</p>"  # said aloud
     assert widget.feedback.value.startswith("<b>✓ Right.</b><ul>")
     assert widget.rating_choice is not None
@@ -219,9 +221,15 @@ def test_right_choice_can_be_saved_as_hard_or_easy(
     option(widget, RIGHT).click()
     assert widget.rating_choice is not None
     widget.rating_choice.value = rating
+    # what the widget says it will save is what it saves
+    name = rating.name.capitalize()
+    hint = widget.rating_area.children[0].value
+    assert hint.startswith(f"<p>Saved as <b>{name}</b> when you press Next. <b>Hard</b>: it took effort")
+    assert widget.status.value == f"<p>Saved as {name} when you press Next.</p>"
     widget.next_button.click()
     widget.next_button.click()  # a second click on the next question's hidden button does nothing
     assert reviews(db) == [("01-pick", rating, T0, 0)]
+    assert widget.notice.value.startswith(f"<p><i>Previous question: Saved: {name}. It comes back in ")
 
 
 # -- numeric ---------------------------------------------------------------------------------------------
@@ -547,17 +555,21 @@ def test_the_end_of_a_review_offers_what_came_due_meanwhile(bank: Bank, db: Path
     [
         (
             Limits(reviews_per_day=0),  # the new question of lesson 02 is served, the due ones are not
-            "<p><b>1 of 1 remembered.</b></p><p>Today's limit is reached: 3 due questions wait until "
-            "tomorrow.</p>",
+            "<p><b>1 of 1 remembered.</b></p><p>Today's limit of 0 reviews is reached. 3 due questions wait "
+            "until tomorrow. To answer them now: from scheduler import Limits, then "
+            "review(limits=Limits(reviews_per_day=3)).</p>",
         ),
         (
             Limits(reviews_per_day=0, new_per_day=0),
-            "<p>Today's limit is reached: 3 due and 1 new questions wait until tomorrow.</p>",
+            "<p>Today's limits of 0 reviews and 0 new questions are reached. 3 due and 1 new questions wait "
+            "until tomorrow. To answer them now: from scheduler import Limits, then "
+            "review(limits=Limits(reviews_per_day=3, new_per_day=1)).</p>",
         ),
         (
             Limits(new_per_day=0),
-            "<p><b>3 of 3 remembered.</b></p><p>Today's limit is reached: 1 new question waits until "
-            "tomorrow.</p><p>Next review: in 1.6mo (2025-04-27 09:00).</p>",
+            "<p><b>3 of 3 remembered.</b></p><p>Today's limit of 0 new questions is reached. 1 new question "
+            "waits until tomorrow. To answer it now: from scheduler import Limits, then "
+            "review(limits=Limits(new_per_day=1)).</p><p>Next review: in 1.6mo (2025-04-27 09:00).</p>",
         ),
     ],
 )
@@ -986,3 +998,93 @@ def test_the_widget_carries_its_browser_chrome(bank: Bank, db: Path, clock: Cloc
     assert "outline: 2px solid var(--jp-brand-color1, #1976d2)" in CHROME  # 4.6:1 on white
     assert "root.setAttribute(&#x27;data-lm-suppress-shortcuts&#x27;, &#x27;true&#x27;)" in CHROME
     assert html.escape(json.dumps(STALE_TEXT)) in CHROME
+
+
+# -- issue 20: what a learner does is recorded as they did it -----------------------------------------------
+def typed_row(widget: QuestionPanel) -> Text:
+    """The number question's typed answer: its row's hidden box is the one the browser sends the text by."""
+    (row,) = widget.answer_area.children
+    (hidden,) = [child for child in row.children if "course-typed" in child._dom_classes]
+    assert hidden.layout.display == "none" and "course-answer-row" in row._dom_classes
+    return hidden
+
+
+def test_the_number_graded_is_the_text_typed_not_the_value_the_box_had_then(
+    bank: Bank, db: Path, clock: Clock
+) -> None:
+    widget = make_quiz(bank, db, clock)
+    widget.index = 1
+    widget._show_current()
+    assert widget.number_input is not None
+    widget.number_input.value = "6"  # typed fast: the box's value lags behind what was typed
+    typed_row(widget).value = "1:64"  # Enter: the browser sends the text in the box, with a new count
+    assert widget.feedback.value.startswith("<p><b>✓ Right:</b> 64.</p>")
+    typed_row(widget).value = "2:6"  # Enter again: the question is answered already
+    assert widget.feedback.value.startswith("<p><b>✓ Right:</b> 64.</p>")
+    widget.next_button.click()
+    assert reviews(db)[-1][:2] == ("01-number", Rating.GOOD)
+
+
+def test_a_typed_text_with_a_colon_or_nothing_is_graded_as_it_was(bank: Bank, db: Path, clock: Clock) -> None:
+    widget = make_quiz(bank, db, clock)
+    widget.index = 1
+    widget._show_current()
+    typed_row(widget).value = "1:"
+    assert widget.notice.value == "<p>✗ Nothing typed: type a number, e.g. 64 or 0.125.</p>"
+    typed_row(widget).value = "2:6:4"
+    assert widget.notice.value == "<p>✗ &#x27;6:4&#x27;: type a number, e.g. 64 or 0.125.</p>"
+    typed_row(widget).value = "no count"  # not the browser's: ignored
+    assert widget.answered_at is None and not db.exists()
+
+
+def test_next_moves_the_focus_to_the_question_never_to_an_answer_control(
+    bank: Bank, db: Path, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    focused: list[str] = []
+    monkeypatch.setattr(Button, "focus", lambda self: focused.append(self.description), raising=False)
+    monkeypatch.setattr(Text, "focus", lambda self: focused.append("text box"), raising=False)
+    widget = make_quiz(bank, db, clock)
+    marks = [name for name in widget.prompt._dom_classes if name.startswith("course-focus-")]
+    assert marks == []  # when the cell first runs, the focus stays in the notebook
+    for _ in range(2):  # a choice question, then a numeric one
+        if widget.option_buttons:
+            option(widget, WRONG).click()
+        else:
+            assert widget.number_input is not None and widget.check_button is not None
+            widget.number_input.value = "1"
+            widget.check_button.click()
+        assert focused[-1] == "Next"  # after the verdict: Next, to move on
+        widget.next_button.click()
+        now = [name for name in widget.prompt._dom_classes if name.startswith("course-focus-")]
+        assert len(now) == 1 and now != marks  # a new mark: the browser focuses the new question once
+        marks = now
+    assert focused == ["Next", "Next"]  # never an option, the number box or Show answer
+    assert widget.show_button is not None  # the third question: recall, its button not focused
+
+
+@pytest.mark.parametrize("problem", ["read-only", "full"])
+def test_a_progress_file_that_cannot_take_an_answer_is_said_before_the_first_question(
+    bank: Bank, db: Path, clock: Clock, monkeypatch: pytest.MonkeyPatch, problem: str
+) -> None:
+    """Every widget that saves checks first, as the terminal does: the review and practice ask nothing, the
+    quiz says it under its first question (showing it still writes nothing)."""
+    with Store.open(db) as store:
+        store.enroll("01", T0)
+    before = db.read_bytes()
+    if problem == "read-only":
+        opened_read_only(monkeypatch, db)
+        said = read_only(db)
+    else:
+        disk_with(monkeypatch, 4096)
+        said = full(db)
+    unwritable = (
+        f"<p><b>✗ Your answers cannot be saved:</b> {said}. Fix this first, then run this cell again.</p>"
+    )
+    session = make_review(bank, db, clock)
+    assert session.question is None and session.prompt.value == unwritable
+    practice = CramWidget(bank, ("01",), store=db, clock=clock, tz=timezone.utc)
+    assert practice.question is None and practice.prompt.value == unwritable
+    widget = make_quiz(bank, db, clock)
+    assert widget.question is not None and widget.notice.value == unwritable
+    monkeypatch.undo()
+    assert db.read_bytes() == before

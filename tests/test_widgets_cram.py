@@ -282,8 +282,13 @@ def test_answers_are_logged_apart_and_again_comes_back(bank: Bank, db: Path, clo
     assert widget.next_button.description == "Finish"
     assert widget.notice.value == ""  # one notice, not two: the hint says how it is logged, naming Finish
     hint = widget.rating_area.children[0].value
-    assert hint.startswith("<p>Logged as <b>Good</b> when you press Finish. Choose <b>Hard</b>")
+    assert hint.startswith("<p>Logged as <b>Good</b> when you press Finish. <b>Hard</b>: it took effort")
     assert widget.status.value == "<p>✓ Right. Not logged yet: press Finish to log it as practice.</p>"
+    assert widget.rating_choice is not None
+    widget.rating_choice.value = Rating.EASY
+    assert widget.rating_area.children[0].value.startswith("<p>Logged as <b>Easy</b> when you press Finish.")
+    assert widget.status.value == "<p>Logged as Easy when you press Finish.</p>"
+    widget.rating_choice.value = Rating.GOOD
     widget.next_button.click()
     assert widget.notice.value == "<p><i>Last question: Logged as practice: Good.</i></p>"
     served.append("01-pick")
@@ -362,19 +367,27 @@ def test_practise_again_starts_over(bank: Bank, db: Path, clock: Clock) -> None:
 
 
 # -- errors ----------------------------------------------------------------------------------------------
-def test_corrupt_database_shows_a_message_and_is_left_untouched(bank: Bank, db: Path, clock: Clock) -> None:
+def test_corrupt_database_is_said_before_the_first_question_and_left_untouched(
+    bank: Bank, db: Path, clock: Clock
+) -> None:
     garbage = b"this is not a database\n" * 200
     db.write_bytes(garbage)
     widget = make_cram(bank, db, clock, "01")
-    option(widget, WRONG).click()
-    assert widget.notice.value.startswith("<p><b>✗ Progress database problem:</b> ")
-    assert "is not a readable progress database" in widget.notice.value
-    assert widget.notice.value.endswith("Nothing was saved; press the button again once it is fixed.</p>")
-    widget.next_button.click()  # retries, fails again, stays on the question
-    assert widget.question is not None and widget.question.id == "01-pick"
+    assert widget.question is None and widget.option_buttons == []  # nothing is asked that cannot be logged
+    assert widget.prompt.value == (
+        f"<p><b>✗ Your answers cannot be saved:</b> {db} is not a readable progress database (not an SQLite "
+        "database); it was left untouched. Move it aside to start fresh. Fix this first, then run this cell "
+        "again.</p>"
+    )
+    assert widget.answer_area.children == (widget.restart_button,)
+    widget.restart_button.click()  # tries again: still not
+    assert widget.question is None and widget.prompt.value.startswith("<p><b>✗ Your answers cannot be saved:")
     assert widget.session is None
     assert db.read_bytes() == garbage
     assert sorted(p.name for p in db.parent.iterdir()) == ["bank", "progress.sqlite3"]
+    db.unlink()  # moved aside: the practice starts
+    widget.restart_button.click()
+    assert widget.question is not None and widget.question.id == "01-pick"
 
 
 def test_locked_database_shows_a_message_and_the_answer_can_be_retried(
@@ -414,18 +427,16 @@ def test_shown_and_not_answered_creates_nothing_in_the_default_place(
     ]
 
 
-def test_a_missing_folder_is_named_at_the_first_answer(
+def test_a_missing_folder_is_named_before_the_first_question(
     bank: Bank, tmp_path: Path, clock: Clock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     target = tmp_path / "mistyped" / "progress.sqlite3"
     monkeypatch.setenv("COURSE_DB", str(target))
     widget = CramWidget(bank, ("01",), clock=clock, tz=timezone.utc, rng=random.Random(SEED))
-    clock.advance(seconds=5)
-    option(widget, RIGHT).click()
-    widget.next_button.click()
-    assert widget.notice.value == (
-        f"<p><b>✗ Progress database problem:</b> COURSE_DB names {target}, but its folder "
-        f"{tmp_path / 'mistyped'} does not exist: create the folder, or correct COURSE_DB. "
-        "Nothing was saved; press the button again once it is fixed.</p>"
+    assert widget.question is None
+    assert widget.prompt.value == (
+        f"<p><b>✗ Your answers cannot be saved:</b> COURSE_DB names {target}, but its folder "
+        f"{tmp_path / 'mistyped'} does not exist: create the folder, or correct COURSE_DB. Fix this first, "
+        "then run this cell again.</p>"
     )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bank"]

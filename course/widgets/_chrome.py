@@ -4,30 +4,38 @@ The widget's text has the notebook's size and a clearly visible focus ring (`CHR
 script in a hidden child). The script marks the widget's root and every control in it with
 ``data-lm-suppress-shortcuts`` (keys pressed in the quiz belong to it, not to JupyterLab's notebook shortcuts;
 Lumino looks at the focused element first), names each option button with its text and each slider with its
-description, groups the rating radio buttons, makes the status line (`STATUS_CLASS`, visually hidden) a
-polite live region that says what just happened, moves the focus to the summary at the end
-(`SUMMARY_CLASS`), and says what to do when a click gets no answer from the kernel (`STALE_TEXT`: it was
-restarted or stopped, run the cell again).
+description (and its value as shown, not the slider's inner number), says which toggle button is pressed,
+groups the rating radio buttons, makes the status line (`STATUS_CLASS`, visually hidden) a polite live region
+that says what just happened, moves the focus where the kernel asks (`focus_here`: the next question, the
+summary), sends a typed answer with its text (`course.widgets._typed`), and says what to do when a click
+gets no answer from the kernel (`STALE_TEXT`: it was restarted or stopped, run the cell again).
 """
 
 from __future__ import annotations
 
 import html
+import itertools
 import json
 from typing import Any
 
 import ipywidgets as widgets
 
 __all__ = [
+    "ANSWER_ROW_CLASS",
     "CHROME",
+    "FOCUS_PREFIX",
+    "NUMBER_CLASS",
     "OPTION_CLASS",
     "ROOT_CLASS",
     "STALE_AFTER_MS",
     "STALE_CLASS",
     "STALE_TEXT",
     "STATUS_CLASS",
+    "SUBMIT_CLASS",
     "SUMMARY_CLASS",
+    "TYPED_CLASS",
     "focus",
+    "focus_here",
     "view_bundle",
 ]
 
@@ -35,23 +43,48 @@ __all__ = [
 ROOT_CLASS = "course-widget"
 OPTION_CLASS = "course-option"  # an option button: the script names it with its tooltip (the option's text)
 STATUS_CLASS = "course-status"  # the live region (visually hidden)
-SUMMARY_CLASS = "course-summary"  # the summary at the end, focused when it appears
+SUMMARY_CLASS = "course-summary"  # the summary at the end
+FOCUS_PREFIX = "course-focus-"  # + a count: the script focuses the element once per new count (`focus_here`)
+ANSWER_ROW_CLASS = "course-answer-row"  # a typed answer's row: its box, unit, button and hidden channel
+NUMBER_CLASS = "course-number"  # the box a typed answer is typed in
+SUBMIT_CLASS = "course-submit"  # the button that sends it
+TYPED_CLASS = "course-typed"  # the hidden box the script sends "<count>:<text typed>" through
 STALE_CLASS = "course-stale"  # where the script says that the kernel does not answer
 STALE_TEXT = (
     "Nothing happened? This widget is not connected to a running kernel any more (it was restarted or "
     "stopped). Run this cell again (Shift+Enter) to start it again."
 )
 STALE_AFTER_MS = 4000
+# Contrasts against the white page: the brand blue #1976d2 4.6:1, #616161 6.2:1, #757575 4.6:1.
 _STYLE = f"""<style>
 .{ROOT_CLASS} {{ --jp-widgets-font-size: var(--jp-content-font-size1, 14px);
-  font-size: var(--jp-content-font-size1, 14px); }}
+  font-size: var(--jp-content-font-size1, 14px); max-width: 100%; }}
 .{ROOT_CLASS} .widget-html-content, .{ROOT_CLASS} .widget-htmlmath-content, .{ROOT_CLASS} .widget-label,
-.{ROOT_CLASS} .widget-radio-box label, .{ROOT_CLASS} .jupyter-button, .{ROOT_CLASS} input {{
-  font-size: var(--jp-content-font-size1, 14px); }}
-.{ROOT_CLASS} .widget-html-content, .{ROOT_CLASS} .widget-htmlmath-content {{ line-height: 1.5; }}
-.{ROOT_CLASS} button:focus-visible, .{ROOT_CLASS} input:focus-visible,
+.{ROOT_CLASS} .widget-radio-box label, .{ROOT_CLASS} .jupyter-button, .{ROOT_CLASS} input,
+.{ROOT_CLASS} select {{ font-size: var(--jp-content-font-size1, 14px); }}
+.{ROOT_CLASS} .widget-html-content, .{ROOT_CLASS} .widget-htmlmath-content {{ line-height: 1.5;
+  white-space: normal; overflow-wrap: break-word; }}
+.{ROOT_CLASS} .widget-html, .{ROOT_CLASS} .widget-htmlmath {{ overflow: visible; height: auto;
+  max-width: 100%; min-width: 0; }}
+.{ROOT_CLASS} .widget-htmlmath-content {{ max-width: 100%; overflow-x: auto; }}
+.{ROOT_CLASS} .widget-hbox {{ flex-wrap: wrap; max-width: 100%; }}
+.{ROOT_CLASS} .widget-hbox > * {{ min-width: 0; }}
+.{ROOT_CLASS} .{NUMBER_CLASS} {{ min-width: 0; max-width: 100%; }}
+.{ROOT_CLASS} .{NUMBER_CLASS} input {{ min-width: 6em; }}
+.{ROOT_CLASS} button:focus-visible, .{ROOT_CLASS} input:focus-visible, .{ROOT_CLASS} select:focus-visible,
 .{ROOT_CLASS} [tabindex]:focus-visible {{
   outline: 2px solid var(--jp-brand-color1, #1976d2) !important; outline-offset: 2px !important; }}
+.{ROOT_CLASS} select {{ border: 1px solid #757575; }}
+.{ROOT_CLASS} .widget-radio {{ width: auto; max-width: 100%; flex-wrap: wrap; }}
+.{ROOT_CLASS} .widget-radio-box {{ min-width: 0; }}
+.{ROOT_CLASS} .widget-radio-box label {{ min-height: 24px; display: flex; align-items: center;
+  padding: 2px 0; white-space: normal; }}
+.{ROOT_CLASS} .widget-radio-box input[type=radio] {{ width: 18px; height: 18px; margin: 0 0.4em 0 0;
+  order: -1; flex: none; }}
+.{ROOT_CLASS} .noUi-target, .{ROOT_CLASS} .noUi-connects {{ background: #757575; }}
+.{ROOT_CLASS} .noUi-handle {{ background: #fff !important; border: 2px solid #616161 !important; }}
+.{ROOT_CLASS} .noUi-handle:focus-visible {{ border-color: var(--jp-brand-color1, #1976d2) !important; }}
+.{ROOT_CLASS} .widget-toggle-button.mod-active {{ box-shadow: inset 0 0 0 2px #616161; font-weight: 600; }}
 .{STATUS_CLASS} {{ position: absolute !important; width: 1px !important; height: 1px !important;
   margin: -1px !important; padding: 0 !important; overflow: hidden !important; clip: rect(0 0 0 0) !important;
   white-space: nowrap !important; border: 0 !important; }}
@@ -69,9 +102,10 @@ stale.className = '{STALE_CLASS}';
 stale.setAttribute('role', 'alert');
 root.appendChild(stale);
 var timer = null;
+function set(el, name, value) {{ if (el.getAttribute(name) !== value) el.setAttribute(name, value); }}
 function tidy() {{
   root.querySelectorAll('button, input, select, textarea, [tabindex]').forEach(function (el) {{
-    if (!el.hasAttribute('data-lm-suppress-shortcuts')) el.setAttribute('data-lm-suppress-shortcuts', 'true');
+    set(el, 'data-lm-suppress-shortcuts', 'true');
   }});
   root.querySelectorAll('.widget-radio-box').forEach(function (box) {{
     var group = box.querySelector('input[name]');
@@ -80,26 +114,33 @@ function tidy() {{
   }});
   root.querySelectorAll('.widget-slider').forEach(function (s) {{
     var label = s.querySelector('.widget-label'), handle = s.querySelector('[role=slider]');
+    var readout = s.querySelector('.widget-readout');
     var name = label && label.textContent.trim();
-    if (handle && name && handle.getAttribute('aria-label') !== name) handle.setAttribute('aria-label', name);
+    if (handle && name) set(handle, 'aria-label', name);
+    var shown = readout && (readout.value !== undefined && readout.value !== '' ? readout.value :
+      readout.textContent).trim();
+    if (handle && shown) set(handle, 'aria-valuetext', shown);
+  }});
+  root.querySelectorAll('.widget-toggle-button').forEach(function (b) {{
+    set(b, 'aria-pressed', b.classList.contains('mod-active') ? 'true' : 'false');
   }});
   root.querySelectorAll('button.{OPTION_CLASS}[title]').forEach(function (b) {{
-    if (b.getAttribute('aria-label') !== b.title) b.setAttribute('aria-label', b.title);
+    set(b, 'aria-label', b.title);
   }});
   root.querySelectorAll('.{STATUS_CLASS}:not([role])').forEach(function (s) {{
     s.setAttribute('role', 'status'); s.setAttribute('aria-live', 'polite');
     s.setAttribute('aria-atomic', 'true');
   }});
-  root.querySelectorAll('[data-seen]:not(.{SUMMARY_CLASS})').forEach(function (el) {{
-    el.removeAttribute('data-seen');
-  }});
-  var summary = root.querySelector('.{SUMMARY_CLASS}:not([data-seen])');
-  if (summary) {{
-    summary.setAttribute('data-seen', '');
-    summary.setAttribute('tabindex', '-1');
+  root.querySelectorAll('[class*="{FOCUS_PREFIX}"]').forEach(function (el) {{
+    var mark = Array.prototype.find.call(el.classList, function (c) {{
+      return c.indexOf('{FOCUS_PREFIX}') === 0; }});
+    if (!mark || el.getAttribute('data-focused') === mark) return;
+    el.setAttribute('data-focused', mark);
+    el.setAttribute('tabindex', '-1');
+    el.setAttribute('data-lm-suppress-shortcuts', 'true');  // Lumino looks at the focused element itself
     var now = document.activeElement;
-    if (!now || now === document.body || root.contains(now)) summary.focus();
-  }}
+    if (!now || now === document.body || root.contains(now)) el.focus();
+  }});
 }}
 new MutationObserver(function (records) {{
   if (records.some(function (r) {{ return !stale.contains(r.target) && r.type !== 'attributes'; }})) {{
@@ -107,7 +148,7 @@ new MutationObserver(function (records) {{
   }}
   tidy();
 }}).observe(root, {{subtree: true, childList: true, characterData: true, attributes: true,
-  attributeFilter: ['title', 'class']}});
+  attributeFilter: ['title', 'class', 'aria-valuenow']}});
 function waiting(event) {{
   var t = event.target;
   var act = event.type === 'click' ? t.closest && t.closest('button') :
@@ -117,8 +158,24 @@ function waiting(event) {{
     timer = null; stale.textContent = {json.dumps(STALE_TEXT)};
   }}, {STALE_AFTER_MS});
 }}
+function typed(event) {{
+  var t = event.target, row = t.closest && t.closest('.{ANSWER_ROW_CLASS}');
+  if (!row) return;
+  var box = row.querySelector('.{NUMBER_CLASS} input'), channel = row.querySelector('.{TYPED_CLASS} input');
+  var button = row.querySelector('button.{SUBMIT_CLASS}');
+  if (!box || !channel) return;
+  if (event.type === 'click' ? !(button && button.contains(t) && !button.disabled) :
+    !(event.key === 'Enter' && t === box && !box.disabled)) return;
+  event.preventDefault(); event.stopPropagation();
+  var count = Number(channel.getAttribute('data-count') || '0') + 1;
+  channel.setAttribute('data-count', String(count));
+  channel.value = count + ':' + box.value;
+  channel.dispatchEvent(new Event('change', {{bubbles: true}}));
+}}
 root.addEventListener('click', waiting, true);
 root.addEventListener('keydown', waiting, true);
+root.addEventListener('click', typed, true);
+root.addEventListener('keydown', typed, true);
 tidy();
 }})(this)"""
 CHROME = f'{_STYLE}<img alt="" hidden src="data:," onerror="{html.escape(_SCRIPT)}">'
@@ -129,6 +186,18 @@ def focus(widget: widgets.Widget | None) -> None:
     method = getattr(widget, "focus", None)
     if callable(method):
         method()
+
+
+_focus_count = itertools.count(1)
+
+
+def focus_here(widget: widgets.DOMWidget) -> None:
+    """Ask the chrome's script to move the keyboard focus to `widget` (made focusable, not tabbable) once it
+    is on screen, if the focus is in the widget or nowhere: each call a new mark, and so one focus."""
+    widget._dom_classes = (
+        *(name for name in widget._dom_classes if not name.startswith(FOCUS_PREFIX)),
+        f"{FOCUS_PREFIX}{next(_focus_count)}",
+    )
 
 
 def view_bundle(root: widgets.Widget, text: str) -> dict[str, Any]:

@@ -35,51 +35,22 @@ from course.lessons import lesson_id
 from course.presenting import Presentation, answer_text, present
 from course.widgets._chrome import CHROME, ROOT_CLASS, STATUS_CLASS, view_bundle
 from course.widgets._clock import Clock, read_clock, real_clock
+from course.widgets._projector import CLASS_CLASS, COUNT_CLASS, projector_chrome
 from course.widgets._render import to_html
 from course.widgets._texts import inline_html
 
-__all__ = ["CLASS_CLASS", "PROJECTOR_STYLE", "ClassReviewWidget", "class_review", "summary_html"]
+__all__ = ["ClassReviewWidget", "class_review", "summary_html"]
 
-CLASS_CLASS = "course-class-review"
-# Projector type: 30 px prompts, 26 px options, black on white; the right option in dark green with a mark.
-PROJECTOR_STYLE = f"""<style>
-.{ROOT_CLASS}.{CLASS_CLASS} {{ font-size: 26px; color: #000; background: #fff; padding: 0.5em; }}
-.{CLASS_CLASS}:focus {{ outline: 3px solid #1976d2; outline-offset: 2px; }}
-.{CLASS_CLASS} .widget-html-content, .{CLASS_CLASS} .widget-htmlmath-content {{ font-size: 26px;
-  line-height: 1.4; color: #000; }}
-.{CLASS_CLASS} .course-class-prompt .widget-htmlmath-content {{ font-size: 30px; font-weight: 600; }}
-.{CLASS_CLASS} .course-class-option {{ border: 2px solid #000; border-radius: 6px; padding: 0.2em 0.5em;
-  margin: 0.2em 0; }}
-.{CLASS_CLASS} .course-class-right {{ border: 4px solid #00441b; background: #e5f5e0; }}
-.{CLASS_CLASS} .course-class-right .widget-htmlmath-content {{ color: #00441b; font-weight: 700; }}
-.{ROOT_CLASS}.{CLASS_CLASS} .jupyter-button, .{ROOT_CLASS}.{CLASS_CLASS} input {{ font-size: 22px;
-  height: auto; padding: 0.2em 0.6em; }}
-.{ROOT_CLASS}.{CLASS_CLASS} .widget-label {{ font-size: 22px; }}
-.{CLASS_CLASS} .course-class-of {{ white-space: nowrap; margin: 0 0.6em; flex: none; }}
-</style>"""
-# Keys: Space reveals, arrows and Page Up/Down move; Enter in the count box saves and gives the keys back.
-_KEYS = f"""(function (img) {{
-var root = img.closest('.{CLASS_CLASS}');
-if (!root || root.hasAttribute('data-keys')) return;
-root.setAttribute('data-keys', '');
-root.tabIndex = 0;
-var keys = {{' ': 'course-reveal', 'ArrowRight': 'course-next', 'PageDown': 'course-next',
-  'ArrowLeft': 'course-previous', 'PageUp': 'course-previous'}};
-root.addEventListener('keydown', function (e) {{
-  var t = e.target;
-  if (t.tagName === 'INPUT') {{
-    if (e.key === 'Enter') {{ setTimeout(function () {{ root.focus(); }}, 0); }}
-    return;
-  }}
-  if (t.tagName === 'BUTTON' && e.key === 'Enter') return;
-  var name = keys[e.key];
-  var button = name && root.querySelector('button.' + name);
-  if (!button || button.disabled) return;
-  e.preventDefault(); e.stopPropagation(); button.click();
-}}, true);
-root.focus();
-}})(this)"""
-_CHROME = f'{PROJECTOR_STYLE}<img alt="" hidden src="data:," onerror="{html.escape(_KEYS)}">'
+_KEYS = {
+    " ": "course-reveal",
+    "ArrowRight": "course-next",
+    "PageDown": "course-next",
+    "ArrowLeft": "course-previous",
+    "PageUp": "course-previous",
+}
+_CHROME = projector_chrome(
+    _KEYS, "Class review: Space reveals, the arrows move between questions, type the count then Enter"
+)
 
 
 class ClassReviewWidget:
@@ -128,6 +99,7 @@ class ClassReviewWidget:
             value=0, min=0, max=room, description="Got it right:", style={"description_width": "initial"}
         )
         self.count.layout.width = "14em"
+        self.count.add_class(COUNT_CLASS)
         self.count.observe(self._on_count, names="value")
         self.saved = widgets.HTML()
         self.status = widgets.HTML()

@@ -33,9 +33,9 @@ CRAM_RECALL_HINT = (
     "<b>Easy</b>: at once. Practice answers do not change your review schedule.</p>"
 )
 CRAM_RIGHT_HINT = (
-    "<p>Logged as <b>Good</b> when you press {button}. Choose <b>Hard</b> if it took effort (it still counts "
-    "as remembered) or <b>Easy</b> if it came at once. Practice answers do not change your review "
-    "schedule.</p>"
+    "<p>Logged as <b>{rating}</b> when you press {button}. <b>Hard</b>: it took effort (it still counts as "
+    "remembered); <b>Good</b>: remembered; <b>Easy</b>: it came at once. Practice answers do not change your "
+    "review schedule.</p>"
 )
 
 
@@ -66,6 +66,7 @@ class CramWidget(QuestionPanel):
     recall_hint = CRAM_RECALL_HINT
     right_hint = CRAM_RIGHT_HINT
     unsaved_note = "Not logged yet: press {button} to log it as practice."
+    chosen_note = "Logged as {rating} when you press {button}."
 
     def __init__(
         self,
@@ -111,7 +112,8 @@ class CramWidget(QuestionPanel):
 
     # -- flow ---------------------------------------------------------------------------------------------
     def start(self) -> None:
-        """(Re)start from the first question; nothing is read or written until the first answer."""
+        """(Re)start from the first question, once it is clear that answers can be logged; nothing is read
+        or written until the first answer."""
         self.source.release()
         self.session = self._keeping = None
         self.results = []
@@ -120,6 +122,11 @@ class CramWidget(QuestionPanel):
         if not self.items:
             self.progress.value = ""
             self._finish_view("<p>There are no questions to practise yet.</p>")
+            return
+        unwritable = self._unwritable()  # before a question is asked, as the terminal does
+        if unwritable is not None:
+            self.progress.value = ""
+            self._finish_view(unwritable, (self.restart_button,))
             return
         self._advance()
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 import ipywidgets as widgets
 from matplotlib.figure import Figure
@@ -19,11 +19,21 @@ from matplotlib.figure import Figure
 from course.plots import ShownFigure, show
 from course.widgets._chrome import CHROME, ROOT_CLASS, STATUS_CLASS, view_bundle
 
-__all__ = ["STATIC_NOTE", "Draw", "Explorer"]
+__all__ = ["STATIC_NOTE", "Draw", "Drawn", "Explorer"]
 
 STATIC_NOTE = "Run this cell in JupyterLab to change the settings; the figure is redrawn as you do."
 
-Draw = Callable[..., tuple[Figure, str]]  # keyword arguments named like the controls -> (figure, alt text)
+
+class Drawn(NamedTuple):
+    """One state of an explorer: the figure, its alt text (what it shows, with its numbers) and `brief`, a
+    few words saying what the controls' change did (what a screen reader says at each change)."""
+
+    figure: Figure
+    alt: str
+    brief: str
+
+
+Draw = Callable[..., Drawn]  # keyword arguments named like the controls -> the drawn state
 
 
 class Explorer:
@@ -39,7 +49,7 @@ class Explorer:
         self._draw = draw
         self.figure_view = widgets.HTML()
         self.figure_view.add_class("course-explorer-figure")
-        self.status = widgets.HTML()  # the figure's alt text, read out by screen readers when it changes
+        self.status = widgets.HTML()  # what changed, briefly: said by screen readers at each change
         self.status.add_class(STATUS_CLASS)
         chrome = widgets.HTML(CHROME, layout=widgets.Layout(display="none"))
         bar = widgets.HBox(list(self.controls.values()), layout=widgets.Layout(flex_flow="row wrap"))
@@ -58,11 +68,11 @@ class Explorer:
 
     def _render(self, *, first: bool = False) -> ShownFigure:
         start = time.perf_counter()
-        fig, alt = self._draw(**self.values())
+        fig, alt, brief = self._draw(**self.values())
         self.figure = fig
         shown = show(fig, alt, measure=first)  # the static form's figure is measured; live redraws are not
         self.figure_view.value = shown.html()
-        self.status.value = html.escape(shown.alt)
+        self.status.value = html.escape(brief)  # the alt text, in full, stays on the image
         self.redraw_seconds = time.perf_counter() - start
         return shown
 

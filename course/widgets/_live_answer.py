@@ -38,6 +38,7 @@ from course.widgets._panel import option_rows
 from course.widgets._poller import Poller
 from course.widgets._render import plain_text, to_html
 from course.widgets._texts import html_text
+from course.widgets._typed import TypedAnswer
 from scheduler import StoreError, StoreUnavailableError
 
 __all__ = ["NO_CLASS_DB", "LiveAnswerWidget", "live"]
@@ -242,16 +243,10 @@ class LiveAnswerWidget:
 
     def _controls(self, question: Question, presentation: Presentation) -> tuple[widgets.Widget, ...]:
         if question.kind == Kind.NUMERIC:
-            self.number_input = widgets.Text(
-                description="Answer:", placeholder="a number, e.g. 64 or 0.125", continuous_update=True
-            )
-            # Enter sends {"event": "submit"} (ipywidgets 7.7 and 8); the value follows every keystroke
-            self.number_input.on_msg(
-                lambda _w, content, _b: self.answer_number() if content.get("event") == "submit" else None
-            )
-            send = widgets.Button(description="Send", tooltip="Send your answer (or press Enter)")
-            send.on_click(lambda _b: self.answer_number())
-            return (widgets.HBox([self.number_input, widgets.HTML(html.escape(question.unit)), send]),)
+            tooltip = "Send your answer (or press Enter)"
+            typed = TypedAnswer(self.answer_number, unit=question.unit, label="Send", tooltip=tooltip)
+            self.number_input = typed.box
+            return (typed.row,)
         self.option_buttons, rows = option_rows(presentation, self.answer_choice)
         return rows
 
@@ -261,11 +256,12 @@ class LiveAnswerWidget:
         if self.presentation is not None and self.question is not None and self.question.kind == Kind.CHOICE:
             self._send(answer_of(self.presentation, position))
 
-    def answer_number(self) -> None:
-        """Send the number typed."""
+    def answer_number(self, typed: str | None = None) -> None:
+        """Send the number typed: `typed`, the text in the box when Enter or Send was pressed (default: the
+        box's value)."""
         if self.number_input is None or self.question is None:
             return
-        text = self.number_input.value.strip()
+        text = (self.number_input.value if typed is None else typed).strip()
         try:
             self.question.parse_number(text)
         except ValueError:

@@ -32,10 +32,11 @@ from course.live import (
 )
 from course.presenting import Presentation, present
 from course.widgets._chrome import CHROME, ROOT_CLASS, STATUS_CLASS, view_bundle
-from course.widgets._class_review import CLASS_CLASS, PROJECTOR_STYLE, summary_html
+from course.widgets._class_review import summary_html
 from course.widgets._clock import Clock, read_clock, real_clock
 from course.widgets._live_answer import NO_CLASS_DB
 from course.widgets._poller import Poller
+from course.widgets._projector import CLASS_CLASS, projector_chrome
 from course.widgets._render import to_html
 from course.widgets._texts import inline_html
 from scheduler import StoreError
@@ -53,21 +54,10 @@ _BARS = """<style>
 .course-live-count { flex: 0 0 3em; text-align: right; }
 </style>"""
 # Space reveals, the right arrow (or Page Down) asks the next question.
-_KEYS = f"""(function (img) {{
-var root = img.closest('.{CLASS_CLASS}');
-if (!root || root.hasAttribute('data-keys')) return;
-root.setAttribute('data-keys', '');
-root.tabIndex = 0;
-var keys = {{' ': 'course-reveal', 'ArrowRight': 'course-next', 'PageDown': 'course-next'}};
-root.addEventListener('keydown', function (e) {{
-  if (e.target.tagName === 'INPUT' || (e.target.tagName === 'BUTTON' && e.key === 'Enter')) return;
-  var name = keys[e.key];
-  var button = name && root.querySelector('button.' + name);
-  if (!button || button.disabled) return;
-  e.preventDefault(); e.stopPropagation(); button.click();
-}}, true);
-}})(this)"""
-_CHROME = f'{PROJECTOR_STYLE}{_BARS}<img alt="" hidden src="data:," onerror="{html.escape(_KEYS)}">'
+_KEYS = {" ": "course-reveal", "ArrowRight": "course-next", "PageDown": "course-next"}
+_CHROME = projector_chrome(
+    _KEYS, "Live class review: Space reveals the answer, the right arrow asks the next question", _BARS
+)
 
 
 class LiveProjectorWidget:

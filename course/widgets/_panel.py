@@ -18,7 +18,6 @@ import random
 from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta, tzinfo
 from types import MappingProxyType
-from typing import Any
 
 import ipywidgets as widgets
 
@@ -36,8 +35,17 @@ from course.presenting import (
     present,
 )
 from course.progress import local_tz
+from course.ratings import NAMES
 from course.store_source import PROBLEMS, StoreSource
-from course.widgets._chrome import CHROME, OPTION_CLASS, ROOT_CLASS, STATUS_CLASS, SUMMARY_CLASS, focus
+from course.widgets._chrome import (
+    CHROME,
+    OPTION_CLASS,
+    ROOT_CLASS,
+    STATUS_CLASS,
+    SUMMARY_CLASS,
+    focus,
+    focus_here,
+)
 from course.widgets._clock import Clock, duration_ms, read_clock, real_clock
 from course.widgets._render import plain_text, to_html
 from course.widgets._texts import (
@@ -51,7 +59,9 @@ from course.widgets._texts import (
     rating_label,
     rating_tooltip,
     unexpected_html,
+    unwritable_html,
 )
+from course.widgets._typed import TypedAnswer
 from scheduler import Rating
 
 __all__ = ["CONTROLS", "QuestionPanel", "option_rows"]
@@ -62,8 +72,9 @@ class QuestionPanel:
 
     Subclasses implement `_intervals` (labels of the rating buttons), `_save` (record one answer and return a
     note for the learner) and `_advance` (show the next question or the end). They may replace the hints shown
-    above the rating buttons (`recall_hint`, `right_hint`) and what is said after a right answer
-    (`unsaved_note`).
+    above the rating buttons (`recall_hint`, `right_hint`: "{rating}", the rating Next saves, follows the
+    learner's choice) and what is said after a right answer (`unsaved_note`) or another rating's choice
+    (`chosen_note`).
 
     Grading and the option order follow `course.presenting`: each question shown draws a new order of its
     options from `rng` (a `random.Random`; default a fresh one), kept while it is on screen, so displaying the
@@ -72,8 +83,9 @@ class QuestionPanel:
 
     source: StoreSource  # where answers are saved: set by each widget
     recall_hint: str = RECALL_HINT
-    right_hint: str = RIGHT_HINT  # "{button}": the Next button's label (Next or Finish)
+    right_hint: str = RIGHT_HINT  # "{button}": Next or Finish; "{rating}": the rating it saves
     unsaved_note: str = "Not saved yet: press {button} to save it."  # said after a right answer
+    chosen_note: str = "Saved as {rating} when you press {button}."  # said when another rating is picked
 
     def __init__(self, clock: Clock | None, tz: tzinfo | None, rng: random.Random | None = None) -> None:
         if tz is None:
@@ -166,9 +178,9 @@ class QuestionPanel:
         self.feedback.value = ""
         self.rating_area.children = ()
         self.answer_area.children = CONTROLS[Kind(question.kind)](self, question)
-        first = self.option_buttons[0] if self.option_buttons else (self.number_input or self.show_button)
+        # To the question, never to an answer control: a habitual Enter or Shift+Enter must not answer it.
         if self._shown_once:  # not when the cell first runs: that would pull focus out of the notebook
-            focus(first)
+            focus_here(self.prompt)
         self._shown_once = True
 
     # The answer controls of each kind of question (`course.kinds`), registered in `CONTROLS` below.
@@ -180,19 +192,13 @@ class QuestionPanel:
         return rows
 
     def _numeric_controls(self, question: Question) -> tuple[widgets.Widget, ...]:
-        """A text box, the unit and Check. Only Enter (the box's "submit" message) or Check grades; leaving
-        the box (Tab to Check) does not. The value follows every keystroke, so it has arrived when Enter's
-        message does."""
-        self.number_input = widgets.Text(
-            description="Answer:",
-            placeholder="a number, e.g. 64 or 0.125",
-            continuous_update=True,
+        """A text box, the unit and Check. Only Enter or Check grades, on the text typed (`TypedAnswer`);
+        leaving the box (Tab to Check) does not."""
+        typed = TypedAnswer(
+            self._on_check, unit=question.unit, label="Check", tooltip="Check your answer (or press Enter)"
         )
-        self.number_input.on_msg(self._on_text_message)
-        self.check_button = widgets.Button(description="Check", tooltip="Check your answer (or press Enter)")
-        self.check_button.on_click(self._on_check)
-        unit = widgets.HTML(html.escape(question.unit))
-        return (widgets.HBox([self.number_input, unit, self.check_button]),)
+        self.number_input, self.check_button = typed.box, typed.button
+        return (typed.row,)
 
     def _recall_controls(self, question: Question) -> tuple[widgets.Widget, ...]:
         """Show answer: the learner recalls first, then grades themselves."""
@@ -214,6 +220,7 @@ class QuestionPanel:
         self.prompt.value = summary
         if self._shown_once:
             self.prompt.add_class(SUMMARY_CLASS)
+            focus_here(self.prompt)
             self._announce(html_text(summary))
         self._shown_once = True
         self.answer_area.children = extra
@@ -242,17 +249,12 @@ class QuestionPanel:
             said += f" The answer is {verdict.answer}."
         self._graded(verdict, said, f"<ul>{''.join(lines)}</ul>")
 
-    def _on_text_message(self, _widget: widgets.Widget, content: dict[str, Any], _buffers: object) -> None:
-        """The number box's messages: Enter sends ``{"event": "submit"}`` (ipywidgets 7.7 and 8)."""
-        if content.get("event") == "submit":
-            self._on_check()
-
-    def _on_check(self, _event: object = None) -> None:
-        """Check the typed number (the Check button, or Enter in the box)."""
+    def _on_check(self, typed: str) -> None:
+        """Grade `typed`, the text in the number box when Enter or Check was pressed."""
         question = self.question
         if question is None or self.answered_at is not None or self.number_input is None:
             return
-        text = self.number_input.value.strip()
+        text = typed.strip()
         try:
             verdict = grade_number(question, text)
         except ValueError:
@@ -288,11 +290,9 @@ class QuestionPanel:
             )
             self._label_next()
             button = self.next_button.description
-            self.rating_area.children = (
-                widgets.HTMLMath(self.right_hint.format(button=button)),
-                self.rating_choice,
-                self.next_button,
-            )
+            hint = widgets.HTMLMath(self._right_hint(verdict.rating))
+            self.rating_choice.observe(lambda _change: self._chosen(hint), names="value")
+            self.rating_area.children = (hint, self.rating_choice, self.next_button)
             # the notice may hold a problem met on the way, or that the answer is practice
             self._announce(
                 html_text(said), html_text(self.notice.value), self.unsaved_note.format(button=button)
@@ -304,6 +304,18 @@ class QuestionPanel:
             if saved:
                 self._announce(f"{html_text(said)} {self._last_note}")
         focus(self.next_button)
+
+    def _right_hint(self, rating: Rating) -> str:
+        """What the hint above a right answer's ratings says: the rating Next will save, and the others."""
+        return self.right_hint.format(button=self.next_button.description, rating=NAMES[rating])
+
+    def _chosen(self, hint: widgets.HTMLMath) -> None:
+        """The learner picked another rating for a right answer: say what Next will save now."""
+        if self.rating_choice is None or self.saved is not None:
+            return
+        rating = Rating(self.rating_choice.value)
+        hint.value = self._right_hint(rating)
+        self._announce(self.chosen_note.format(rating=NAMES[rating], button=self.next_button.description))
 
     def _on_show_answer(self, _button: widgets.Button | None = None) -> None:
         question = self.question
@@ -378,6 +390,14 @@ class QuestionPanel:
         return True
 
     # -- helpers ------------------------------------------------------------------------------------------
+    def _unwritable(self) -> str | None:
+        """Why an answer could not be saved now (HTML), checked before a question is asked; None if it can."""
+        try:
+            self.source.check_writable()
+        except PROBLEMS as err:
+            return unwritable_html(err)
+        return None
+
     def _outbox_html(self) -> str:
         """What a summary says of the answers kept while the class database could not be reached: those
         sent since the last note, those still waiting (tried once more first); "" when there are none."""

@@ -51,6 +51,10 @@ class QuizWidget(QuestionPanel):
         self.title.value = f"<h3>Quiz: lesson {html.escape(lesson)}, {html.escape(title)}</h3>"
         if self.questions:
             self._show_current()
+            # a progress file that cannot take an answer is said at once (a class database is not asked here:
+            # showing the quiz connects to nothing, and its outbox keeps answers it cannot take)
+            if self.source.outbox is None:
+                self.notice.value = self._unwritable() or ""
         else:
             self.progress.value = ""
             self._finish_view(f"<p>Lesson {html.escape(lesson)} has no quiz questions yet.</p>")

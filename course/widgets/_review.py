@@ -119,6 +119,9 @@ class ReviewWidget(QuestionPanel):
         try:
             if not store.enrolled():
                 return f"<p>{NO_PROGRESS}</p>"
+            unwritable = self._unwritable()  # before a question is asked, as the terminal does
+            if unwritable is not None:
+                return unwritable
             if self.source.outbox is not None:  # a class database: answers it cannot take are kept
                 self._keeping = KeepingStore(self.source, create=False)
                 self.session = Session(self._keeping.storage, self.items, at, self.tz, self.limits)

@@ -24,6 +24,7 @@ __all__ = [
     "rating_label",
     "rating_tooltip",
     "unexpected_html",
+    "unwritable_html",
     "when",
 ]
 
@@ -33,8 +34,8 @@ RECALL_HINT = (
     "Each button shows when the question comes back.</p>"
 )
 RIGHT_HINT = (
-    "<p>Saved as <b>Good</b> when you press {button}. Choose <b>Hard</b> if it took effort (it still counts "
-    "as remembered) or <b>Easy</b> if it came at once.</p>"
+    "<p>Saved as <b>{rating}</b> when you press {button}. <b>Hard</b>: it took effort (it still counts as "
+    "remembered); <b>Good</b>: remembered; <b>Easy</b>: it came at once.</p>"
 )
 
 
@@ -87,6 +88,14 @@ def error_html(err: StoreError | OSError, *, unsaved: bool) -> str:
     """A database problem for the learner; with `unsaved`, that nothing was saved and how to try again."""
     tail = " Nothing was saved; press the button again once it is fixed." if unsaved else ""
     return f"<p><b>✗ Progress database problem:</b> {html.escape(problem_text(err))}{tail}</p>"
+
+
+def unwritable_html(err: StoreError | OSError) -> str:
+    """Why no answer could be saved, said before the first question is asked."""
+    return (
+        f"<p><b>✗ Your answers cannot be saved:</b> {html.escape(problem_text(err))} Fix this first, then "
+        "run this cell again.</p>"
+    )
 
 
 def unexpected_html(err: Exception) -> str:
