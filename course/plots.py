@@ -11,7 +11,10 @@ beside the plot.
 Sizes: a notebook shows a figure inch as ``CSS_PX_PER_INCH`` screen pixels, and shrinks a figure wider than
 its output area (``NOTEBOOK_WIDTH_PX``) to fit. Every figure here is at most ``MAX_WIDTH_IN`` wide, so it is
 shown at full size, and its smallest text (``FONT_SIZE - 2`` points) is at least ``MIN_TEXT_PX``, the
-notebook's own text size; `smallest_text_px` measures that for any figure.
+notebook's own text size; `smallest_text_px` measures that for any figure. A learner who zooms in (Ctrl +)
+narrows the output area in CSS pixels: `show` lets a figure shrink to fit only down to the width at which its
+smallest text is ``MIN_TEXT_PX`` (``min-width``), and the output area scrolls sideways beyond that, so that
+figure text grows with the zoom like the notebook's own (legible at 200 %).
 
 Colours are colour-blind safe: the ``cividis`` colormap for heatmaps and the Okabe-Ito palette for lines and
 bars.
@@ -22,6 +25,7 @@ from __future__ import annotations
 import base64
 import html
 import io
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -375,7 +379,8 @@ class ShownFigure:
     """A figure drawn as a PNG, shown in a notebook as an ``<img>`` with a text alternative.
 
     ``width_px`` and ``height_px``: the size shown, in screen pixels (the PNG has ``PNG_DPI /
-    CSS_PX_PER_INCH`` times as many); ``smallest_text_px``: see `smallest_text_px` (None: not measured).
+    CSS_PX_PER_INCH`` times as many); ``smallest_text_px``: see `smallest_text_px` (None: not measured);
+    ``min_width_px``: the narrowest it may be shrunk to fit its output area (see the module's "Sizes").
     Front ends that show only text show ``alt``.
     """
 
@@ -385,14 +390,23 @@ class ShownFigure:
     height_px: int
     smallest_text_px: float | None
 
+    @property
+    def min_width_px(self) -> int:
+        """The narrowest the figure is shown: where its smallest text is ``MIN_TEXT_PX`` (its full width when
+        the text was not measured)."""
+        if self.smallest_text_px is None:
+            return self.width_px
+        return min(self.width_px, math.ceil(self.width_px * MIN_TEXT_PX / self.smallest_text_px))
+
     def html(self) -> str:
         data = base64.b64encode(self.png).decode("ascii")
         measured = (
             "" if self.smallest_text_px is None else f' data-smallest-text-px="{self.smallest_text_px:.1f}"'
         )
+        style = f"max-width: 100%; min-width: {self.min_width_px}px; height: auto"
         return (
             f'<img alt="{html.escape(self.alt)}" width="{self.width_px}" height="{self.height_px}" '
-            f'style="max-width: 100%; height: auto"{measured} src="data:image/png;base64,{data}">'
+            f'style="{style}"{measured} src="data:image/png;base64,{data}">'
         )
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:

@@ -12,8 +12,11 @@ per kind of cell, so that a lesson's slides follow its structure:
 - the import-and-seed cell is **skipped** (it still runs; it only prints versions);
 - any other code cell continues the slide of the text above it (``-``).
 
-`slide_types` computes them, `mark_slides` writes them into a notebook (with the notebook-level RISE
-settings `RISE_SETTINGS`), and ``python -m course.slides NOTEBOOK...`` marks notebooks in place.
+A heading can start a slide only where it starts a cell: `split_at_headings` splits a Markdown cell before
+every ``##`` heading that is not its first line (the part above keeps the cell's id; each new cell gets one
+of its own). `slide_types` computes the types, `mark_slides` writes them into a notebook (with the
+notebook-level RISE settings `RISE_SETTINGS`), and ``python -m course.slides NOTEBOOK...`` splits and marks
+notebooks in place.
 """
 
 from __future__ import annotations
@@ -24,13 +27,18 @@ from pathlib import Path
 from typing import Any
 
 import nbformat
+from nbformat.v4 import new_markdown_cell
 
-__all__ = ["PREDICT", "RISE_SETTINGS", "main", "mark_slides", "slide_types"]
+__all__ = ["HEADING", "PREDICT", "RISE_SETTINGS", "main", "mark_slides", "slide_types", "split_at_headings"]
+
+HEADING = "## "  # a section heading (numbered, or Exercises, Key takeaways, Quiz, References, Where next)
 
 PREDICT = "**Predict:**"
 # Long cells scroll instead of being cut off; the slide number shows; one theme for every lesson.
 RISE_SETTINGS: dict[str, Any] = {"scroll": True, "slideNumber": True, "theme": "white", "transition": "none"}
-_IMPORTS = "# NBVAL_IGNORE_OUTPUT"  # how the import-and-seed cell starts (its output: versions)
+# How the import-and-seed cell starts (its output, versions, is not compared), or, in the learner's workbook,
+# where that test marker is gone, the comment it opens with.
+_IMPORTS = ("# NBVAL_IGNORE_OUTPUT", "# Imports and seeds")
 
 
 def slide_types(cells: Sequence[Any]) -> list[str]:
@@ -39,7 +47,7 @@ def slide_types(cells: Sequence[Any]) -> list[str]:
     for index, cell in enumerate(cells):
         source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
         after_predict = index > 0 and _is_predict(cells[index - 1])
-        if index == 0 or (cell["cell_type"] == "markdown" and source.startswith("## ")):
+        if index == 0 or (cell["cell_type"] == "markdown" and source.startswith(HEADING)):
             types.append("slide")
         elif cell["cell_type"] == "markdown":
             types.append("fragment" if _is_predict(cell) else "subslide")  # a heading stays a slide
@@ -55,6 +63,36 @@ def _is_predict(cell: Any) -> bool:
     return bool(cell["cell_type"] == "markdown" and PREDICT in source)
 
 
+def split_at_headings(notebook: Any) -> int:
+    """Split every Markdown cell of `notebook` (an nbformat node) before each ``##`` heading that is not its
+    first line, so that every heading starts a cell; the number of cells added."""
+    cells: list[Any] = []
+    added = 0
+    for cell in notebook.cells:
+        cells.append(cell)
+        if cell.cell_type != "markdown":
+            continue
+        lines = cell.source.split("\n")
+        starts, fenced = [0], False
+        for number, line in enumerate(lines):
+            fenced ^= line.lstrip().startswith(("```", "~~~"))  # a "## " line in a code block is code
+            if number and not fenced and line.startswith(HEADING):
+                starts.append(number)
+        if len(starts) == 1:
+            continue
+        ends = [*starts[1:], len(lines)]
+        parts = ["\n".join(lines[start:end]).strip("\n") for start, end in zip(starts, ends, strict=True)]
+        cell.source = parts[0]
+        for part in parts[1:]:
+            new = new_markdown_cell(part)
+            if notebook.nbformat_minor < 5:  # cell ids came with nbformat 4.5
+                del new["id"]
+            cells.append(new)
+            added += 1
+    notebook.cells = cells
+    return added
+
+
 def mark_slides(notebook: Any) -> bool:
     """Write the slide types and `RISE_SETTINGS` into `notebook` (an nbformat node); True if it changed."""
     changed = bool(notebook.metadata.get("rise") != RISE_SETTINGS)
@@ -67,11 +105,11 @@ def mark_slides(notebook: Any) -> bool:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Mark each notebook named in `argv` in place; say which changed."""
+    """Split and mark each notebook named in `argv` in place; say which changed."""
     paths = [Path(arg) for arg in (sys.argv[1:] if argv is None else argv)]
     for path in paths:
         notebook = nbformat.read(path, as_version=nbformat.NO_CONVERT)
-        if mark_slides(notebook):
+        if split_at_headings(notebook) + mark_slides(notebook):
             nbformat.write(notebook, path)
             print(f"marked {path}")
     return 0

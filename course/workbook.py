@@ -1,15 +1,17 @@
 """The learner's workbook: a copy of every notebook to work in, with outputs cleared and solutions stubbed.
 
 ``python -m course workbook [DIR]`` (default ``workbook/``) writes the welcome, every lesson and the review
-notebook. Each copy differs from its instructor notebook in ``notebooks/`` in two ways only: no cell has an
-output, and every solution region of an exercise (``### BEGIN SOLUTION`` ... ``### END SOLUTION``, markers
+notebook. Each copy differs from its instructor notebook in ``notebooks/`` in three ways only: no cell has an
+output; every solution region of an exercise (``### BEGIN SOLUTION`` ... ``### END SOLUTION``, markers
 included) is replaced, at the marker's indentation, by::
 
     # YOUR CODE HERE (a worked solution: notebooks/01-similarity-and-softmax.ipynb)
     raise NotImplementedError("not written yet")
 
-which the checkers report as "not written yet". No later cell uses a learner's solution, so an unsolved
-workbook still runs from top to bottom.
+which the checkers report as "not written yet"; and what only the course's tools read is gone: nbval's
+markers (a ``# NBVAL_IGNORE_OUTPUT`` line and the like, and its ``nbval-...`` tags) and formatter pragmas
+(``# fmt: skip``). No later cell uses a learner's solution, so an unsolved workbook still runs from top to
+bottom. Links between notebooks are relative, so in the workbook they open the workbook's notebooks.
 
 A learner's work is never overwritten. ``DIR/.workbook.json`` records a hash of each file as written. On the
 next run a file is replaced only while it is exactly as written (the learner has not saved it since); an
@@ -22,9 +24,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import quote
 
 import nbformat
 
@@ -34,7 +38,9 @@ __all__ = [
     "WorkbookError",
     "Written",
     "instructor_notebooks",
+    "lab_command",
     "strip_solutions",
+    "strip_tool_markers",
     "workbook_notebook",
     "write_workbook",
 ]
@@ -45,9 +51,15 @@ STUB = (
     "# YOUR CODE HERE (a worked solution: notebooks/{notebook})",
     'raise NotImplementedError("not written yet")',
 )
+# What only the course's tools read: a whole line that is an nbval marker, a trailing formatter pragma, and
+# nbval's cell tags (other tags, such as raises-exception, also tell JupyterLab how to run the cell).
+_NBVAL_LINE = re.compile(r"^\s*# *(NBVAL_[A-Z_]+|PYTEST_VALIDATE_IGNORE_OUTPUT)\s*$")
+_PRAGMA = re.compile(r"\s*# fmt: (skip|off|on)\s*$")
+_NBVAL_TAG = "nbval-"
 MANIFEST = ".workbook.json"
 UPDATED = ".updated"
 DEFAULT_DIR = Path("workbook")
+WELCOME = "00-welcome.ipynb"
 INSTRUCTOR_DIR = Path(__file__).resolve().parent.parent / "notebooks"
 
 
@@ -107,16 +119,42 @@ def strip_solutions(source: str, notebook: str) -> tuple[str, int]:
     return text, removed
 
 
+def strip_tool_markers(source: str) -> str:
+    """A code cell's source without the lines and pragmas that only the course's tools read (nbval's
+    ``# NBVAL_IGNORE_OUTPUT`` and the like, ``# fmt: skip``), and without the blank lines a removed marker
+    leaves at the top of the cell."""
+    kept: list[str] = []
+    for line in source.splitlines(keepends=True):
+        body = line.rstrip("\n")
+        pragma = _PRAGMA.search(body)
+        if _NBVAL_LINE.match(body) or (pragma and not body[: pragma.start()].strip()):
+            continue  # a whole line for the tools only
+        kept.append(body[: pragma.start()] + line[len(body) :] if pragma else line)
+    if kept == source.splitlines(keepends=True):  # nothing removed: the source as it was
+        return source
+    text = "".join(kept).lstrip("\n")
+    return text if source.endswith("\n") else text.rstrip("\n")
+
+
 def workbook_notebook(path: Path) -> nbformat.NotebookNode:
-    """The workbook version of the instructor notebook at `path`: outputs cleared, solutions stubbed."""
+    """The workbook version of the instructor notebook at `path`: outputs cleared, solutions stubbed, the
+    tools' markers gone (see the module's docstring)."""
     nb: nbformat.NotebookNode = nbformat.read(path, as_version=nbformat.NO_CONVERT)
     for index, cell in enumerate(nb.cells):
+        tags = cell.metadata.get("tags")
+        if tags is not None:
+            kept_tags = [tag for tag in tags if not tag.startswith(_NBVAL_TAG)]
+            if kept_tags:
+                cell.metadata["tags"] = kept_tags
+            else:
+                del cell.metadata["tags"]
         if cell.cell_type != "code":
             continue
         try:
             cell.source, _ = strip_solutions(cell.source, path.name)
         except MarkerError as err:
             raise MarkerError(f"{path.name}, cell {index}: {err}") from None
+        cell.source = strip_tool_markers(cell.source)
         cell.outputs = []
         cell.execution_count = None
     return nb
@@ -131,6 +169,23 @@ def instructor_notebooks(directory: Path = INSTRUCTOR_DIR) -> list[Path]:
             "repository (install it with `pip install -e .` from the clone)"
         )
     return found
+
+
+def lab_command(directory: Path = DEFAULT_DIR, cwd: Path | None = None) -> str:
+    """The command, run from `cwd` (default: the current folder), that opens JupyterLab on the welcome
+    notebook of the workbook in `directory`.
+
+    For a workbook inside `cwd` (the course's folder, for the default), JupyterLab serves `cwd` and its file
+    browser opens there, so that the README and ``notebooks/`` are in reach too (opened as ``jupyter lab
+    FILE``, it would show the file's own folder): ``LabApp.default_url`` is the page JupyterLab opens in the
+    browser, and its ``file-browser-path`` says where the file browser opens.
+    """
+    welcome = directory / WELCOME
+    here = (Path.cwd() if cwd is None else cwd).resolve()
+    if not directory.resolve().is_relative_to(here):
+        return f"jupyter lab {welcome}"
+    path = quote(welcome.resolve().relative_to(here).as_posix())
+    return f'jupyter lab --notebook-dir=. --LabApp.default_url="/lab/tree/{path}?file-browser-path=/"'
 
 
 def _digest(data: bytes) -> str:

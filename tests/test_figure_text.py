@@ -168,6 +168,11 @@ def test_every_stored_figure_has_a_text_alternative_and_readable_text(path: Path
         assert np.abs(drawn - scale * np.array([width, height])).max() <= 1, f"{where}: PNG size {drawn}"
         text_px = float(image["data-smallest-text-px"] or 0)
         assert text_px >= MIN_TEXT_PX, f"{where}: text {text_px} px, smaller than the notebook's"
+        # Zoomed in, the output area narrows: the figure shrinks to fit only down to its min-width, where its
+        # text is still the notebook's size (the size is stored to 0.1 px: 0.05 px of rounding).
+        style = dict(part.split(": ") for part in (image["style"] or "").split("; "))
+        narrowest = int(style.get("min-width", "0px").removesuffix("px"))
+        assert text_px * narrowest / width >= MIN_TEXT_PX - 0.05, f"{where}: shrinks to {narrowest} px"
 
 
 def test_show_gives_an_img_with_the_alt_and_the_alt_as_text() -> None:
@@ -180,11 +185,20 @@ def test_show_gives_an_img_with_the_alt_and_the_alt_as_text() -> None:
     (image,) = images_in(bundle["text/html"])
     assert image["alt"] == alt
     assert (image["width"], image["height"]) == ("600", "500")
-    assert image["style"] == "max-width: 100%; height: auto"
-    assert image["data-smallest-text-px"] == "15.3"
+    # Shrunk to fit its output area down to 549 px, where its smallest text, 15.3 px, would be 14 px (600 x
+    # 14 / 15.28 = 549.8, rounded up); no narrower, however far the learner zooms in.
+    assert image["style"] == "max-width: 100%; min-width: 550px; height: auto"
+    assert image["data-smallest-text-px"] == "15.3" and shown.min_width_px == 550
     png = base64.b64decode((image["src"] or "").removeprefix("data:image/png;base64,"))
     assert png == shown.png and png_size(png) == (1200, 1000)
     assert '&lt;&quot;due&quot;&gt; &amp; more"' in bundle["text/html"]
+
+
+def test_a_figure_whose_text_was_not_measured_is_never_shrunk() -> None:
+    shown = show(forecast_plot([1, 2, 3]), "3 days: 1, 2 and 3 reviews", measure=False)
+    assert shown.smallest_text_px is None and shown.min_width_px == shown.width_px == 600
+    assert 'style="max-width: 100%; min-width: 600px; height: auto"' in shown.html()
+    assert "data-smallest-text-px" not in shown.html()
 
 
 def test_show_refuses_a_figure_without_a_description() -> None:

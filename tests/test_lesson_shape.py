@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 import re
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import nbformat
@@ -11,6 +13,7 @@ import pytest
 from course.bank import load_bank
 from course.lessons import LESSONS, QUIZ_LESSONS
 from course.study_time import Estimate, estimate, stated_minutes
+from scheduler import Memory, Rating
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 WRITTEN = [lesson for lesson in QUIZ_LESSONS if (NOTEBOOKS / LESSONS[lesson][1]).exists()]
@@ -81,3 +84,207 @@ def test_the_estimate_adds_its_parts() -> None:
     assert parts.exact == 10 + 10 + 5 + 16 + 5
     assert parts.minutes == 45
     assert Estimate(words=10, code_lines=0, predictions=0, exercises=0, questions=0).minutes == 5
+
+
+# -- no lesson asserts a timing ---------------------------------------------------------------------------
+
+# Calls whose result is a time: the clocks, timeit, and the course's timers (course.efficient).
+TIMERS = {
+    "perf_counter",
+    "perf_counter_ns",
+    "monotonic",
+    "monotonic_ns",
+    "process_time",
+    "thread_time",
+    "time_ns",
+    "timeit",
+    "median_seconds",
+    "median_seconds_each",
+}
+IGNORE_OUTPUT = "# NBVAL_IGNORE_OUTPUT"
+
+
+def _called(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Call):
+        func = node.func
+        if isinstance(func, ast.Name):
+            return func.id
+        if isinstance(func, ast.Attribute):
+            # time.time() is a clock; other .time() calls (datetime's, say) are not
+            if func.attr == "time" and isinstance(func.value, ast.Name) and func.value.id == "time":
+                return "time_ns"
+            return func.attr
+    return None
+
+
+def _python(source: str) -> ast.Module:
+    """A code cell's source as Python: IPython's magics and shell lines become blank."""
+    lines = ["" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines()]
+    return ast.parse("\n".join(lines))
+
+
+def _uses(node: ast.AST, timed: set[str], timers: set[str]) -> bool:
+    return any(
+        (isinstance(sub, ast.Name) and sub.id in timed) or _called(sub) in timers for sub in ast.walk(node)
+    )
+
+
+def _targets(node: ast.AST) -> set[str]:
+    """The names an assignment binds, or the container it stores into (``race["x"] = ...`` binds race)."""
+    found = set()
+    for target in getattr(node, "targets", None) or [getattr(node, "target", None)]:
+        for sub in ast.walk(target) if target is not None else []:
+            if isinstance(sub, ast.Name):
+                found.add(sub.id)
+    return found
+
+
+def timed_names(trees: list[ast.Module]) -> tuple[set[str], set[str]]:
+    """The names a notebook binds to a time, directly or computed from one, and its functions that return a
+    time (their body calls a timer), found by following its assignments to a fixed point. (A loop's variable
+    is not followed: ``for n, seconds in zip(ns, times)`` would make every later ``n`` a time.)"""
+    timers, timed = set(TIMERS), set()
+    while True:
+        before = (len(timers), len(timed))
+        for tree in trees:
+            for node in ast.walk(tree):
+                if isinstance(node, (ast.FunctionDef, ast.Lambda)) and _uses(node, timed, timers):
+                    timers.add(getattr(node, "name", "<lambda>"))
+                elif (
+                    isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.NamedExpr))
+                    and node.value is not None
+                    and _uses(node.value, timed, timers)
+                ):
+                    timed |= _targets(node)
+        if (len(timers), len(timed)) == before:
+            return timed, timers
+
+
+def timing_checks(path: Path) -> list[str]:
+    """Where a notebook asserts a time, or shows one in an output that nbval compares."""
+    cells = [cell for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "code"]
+    trees = [_python(cell.source) for cell in cells]
+    timed, timers = timed_names(trees)
+    found = []
+    for index, (cell, tree) in enumerate(zip(cells, trees, strict=True)):
+        compared = not cell.source.lstrip().startswith(IGNORE_OUTPUT)
+        last = tree.body[-1] if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+        in_cell = []
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assert) and _uses(node.test, timed, timers):
+                in_cell.append((node.lineno, f"code cell {index} asserts a time: {ast.unparse(node)}"))
+            elif compared and _called(node) in ("print", "display", "show") and _uses(node, timed, timers):
+                what = f"code cell {index} prints a time in a compared output: {ast.unparse(node)}"
+                in_cell.append((getattr(node, "lineno", 0), what))
+        if compared and last is not None and _called(last.value) is None and _uses(last, timed, timers):
+            in_cell.append(
+                (last.lineno, f"code cell {index} shows a time in a compared output: {ast.unparse(last)}")
+            )
+        found += [what for _, what in sorted(in_cell)]
+    return found
+
+
+@pytest.mark.parametrize("name", sorted(path.name for path in NOTEBOOKS.glob("*.ipynb")))
+def test_no_lesson_asserts_a_timing_or_compares_one(name: str) -> None:
+    assert timing_checks(NOTEBOOKS / name) == []
+
+
+def test_the_timing_check_follows_a_time_through_names_functions_and_containers(tmp_path: Path) -> None:
+    cells = [
+        "# NBVAL_IGNORE_OUTPUT\nstart = time.perf_counter()\nrun()\nseconds = time.perf_counter() - start",
+        "def timed(f):\n    t = time.perf_counter()\n    f()\n    return time.perf_counter() - t",
+        "# NBVAL_IGNORE_OUTPUT\nrace = {}\nrace['a'] = timed(run)\nslope = loglog_slope(ns, [seconds, 2])",
+        "assert slope < 3\nprint(f'{seconds:.1f} s')\nassert race['a'] > 0\nratio = race['a'] / 2\nratio",
+        "%timeit run()\nwhen = datetime.now().time()\nassert when\nassert slope_of_counts == 2",
+    ]
+    path = tmp_path / "lesson.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells]), path)
+    assert timing_checks(path) == [
+        "code cell 3 asserts a time: assert slope < 3",
+        "code cell 3 prints a time in a compared output: print(f'{seconds:.1f} s')",
+        "code cell 3 asserts a time: assert race['a'] > 0",
+        "code cell 3 shows a time in a compared output: ratio",
+    ]
+
+
+# -- one true thing everywhere -----------------------------------------------------------------------------
+
+DOCS = ("README.md", "docs/instructor.md", "docs/classroom.md")
+
+
+def _doc(name: str) -> str:
+    return (NOTEBOOKS.parent / name).read_text(encoding="utf-8")
+
+
+def _good_days_for_a_new_question(times: int = 1000) -> list[int]:
+    """The intervals, in days, that the quiz's Good button shows on a new question, over `times` moments."""
+    memory = Memory()  # a new learner's settings, fuzz on, as the quiz has them
+    now = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
+    return sorted(
+        {memory.preview(None, "q", now + timedelta(minutes=m))[Rating.GOOD].days for m in range(times)}
+    )
+
+
+def test_the_class_database_is_described_as_it_is_in_every_doc() -> None:
+    """The shared PostgreSQL store exists (docs/classroom.md): no doc says it is still to come."""
+    for name in DOCS:
+        text = " ".join(_doc(name).split())
+        assert not re.search(r"not yet available|planned but|until then every learner", text), name
+    for name in ("README.md", "docs/instructor.md"):
+        assert "classroom.md" in _doc(name), f"{name} does not point to docs/classroom.md"
+    instructor = " ".join(_doc("docs/instructor.md").split())
+    assert "**A shared class database** (PostgreSQL) instead of one SQLite file per learner" in instructor
+
+
+def test_the_welcome_and_the_readme_say_what_the_buttons_show() -> None:
+    """Good on a new question: 4 days without the fuzz; with it, what the button shows, 3 to 6 days. The
+    fuzz starts at 3 days (Hard's 2 days never move), not only on long intervals."""
+    assert _good_days_for_a_new_question() == [3, 4, 5, 6]
+    memory = Memory()
+    now = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
+    hard = {memory.preview(None, "q", now + timedelta(minutes=m))[Rating.HARD] for m in range(1000)}
+    assert hard == {timedelta(days=2)}
+    readme = " ".join(_doc("README.md").split())
+    assert "From 3 days on it includes a small random spread" in readme
+    assert "(*Good* on a new question shows 3 to 6 days)" in readme and "long intervals" not in readme
+    welcome = nbformat.read(NOTEBOOKS / LESSONS["00"][1], as_version=4)
+    prose = " ".join(" ".join(cell.source for cell in welcome.cells if cell.cell_type == "markdown").split())
+    assert "From 3 days on it includes a small random spread" in prose and "long intervals" not in prose
+    printed = [
+        output.get("text", "")
+        for cell in welcome.cells
+        if cell.cell_type == "code" and "preview(" in cell.source
+        for output in cell.outputs
+    ]
+    assert printed == [
+        "Again  -> back in 1d\nHard   -> back in 2d\nGood   -> back in 4d\nEasy   -> back in 16d\n"
+        "With the fuzz, Good -> back in 3 to 6 days\n"
+    ]
+
+
+SCROLLER = '<div style="overflow-x: auto">'
+DISPLAY = re.compile(r"\$\$.+?\$\$", re.S)
+
+
+def unscrolled_equations(text: str) -> list[str]:
+    """The display equations of a Markdown text that do not stand alone in a sideways-scrolling box (the box
+    opened on its own line and a blank line, the equation, a blank line and the box closed)."""
+    boxed = re.compile(rf"{re.escape(SCROLLER)}\n\n(\$\$.+?\$\$)\n\n</div>", re.S)
+    inside = {found.span(1) for found in boxed.finditer(text)}
+    return [found.group()[:40] for found in DISPLAY.finditer(text) if found.span() not in inside]
+
+
+@pytest.mark.parametrize("name", sorted(path.name for path in NOTEBOOKS.glob("*.ipynb")))
+def test_every_display_equation_scrolls_sideways_rather_than_losing_its_end(name: str) -> None:
+    """At 200 % zoom with the file browser open the notebook is about 250 CSS px wide: JupyterLab clips an
+    equation wider than its cell, so each one stands in a box that scrolls (and, where it has several parts,
+    is set on several lines: `aligned` or `gathered`)."""
+    assert [found for text in _markdown(name) for found in unscrolled_equations(text)] == []
+
+
+def test_an_equation_outside_its_box_is_found() -> None:
+    assert unscrolled_equations("a\n\n$$x = 1$$\n\nb") == ["$$x = 1$$"]
+    assert unscrolled_equations(f"{SCROLLER}\n$$x = 1$$\n</div>") == [
+        "$$x = 1$$"
+    ]  # no blank lines: not Markdown
+    assert unscrolled_equations(f"{SCROLLER}\n\n$$x = 1$$\n\n</div> and $y$") == []

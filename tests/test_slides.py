@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import re
 from pathlib import Path
 
 import nbformat
@@ -10,7 +11,7 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from course.lessons import LESSONS, QUIZ_LESSONS
-from course.slides import PREDICT, RISE_SETTINGS, main, mark_slides, slide_types
+from course.slides import HEADING, PREDICT, RISE_SETTINGS, main, mark_slides, slide_types, split_at_headings
 from course.workbook import workbook_notebook
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
@@ -81,6 +82,65 @@ def test_the_command_marks_a_file_in_place(tmp_path, capsys):
     assert capsys.readouterr().out == ""
 
 
+def run_on(notebook: nbformat.NotebookNode) -> list[tuple[str, str]]:
+    return [(cell.cell_type, cell.source) for cell in notebook.cells]
+
+
+def test_a_heading_inside_a_cell_gets_a_cell_and_a_slide_of_its_own(tmp_path, capsys):
+    notebook = sample()
+    notebook.cells[7].source = f"A remark.\n\n## 2. Second section\n\nText.\n## 3. Third\n\n{PREDICT} and?"
+    first_id = notebook.cells[7].id
+    assert split_at_headings(notebook) == 2
+    assert run_on(notebook)[7:10] == [
+        ("markdown", "A remark."),
+        ("markdown", "## 2. Second section\n\nText."),
+        ("markdown", f"## 3. Third\n\n{PREDICT} and?"),
+    ]
+    assert notebook.cells[7].id == first_id and len({cell.id for cell in notebook.cells}) == len(
+        notebook.cells
+    )
+    assert slide_types(notebook.cells)[7:11] == ["subslide", "slide", "slide", "slide"]
+    assert split_at_headings(notebook) == 0
+    nbformat.validate(notebook)
+
+    path = tmp_path / "lesson.ipynb"  # the command splits, then marks
+    mark_slides(notebook)
+    notebook.cells[8].source += "\n\n## Key takeaways\n\n- one"
+    nbformat.write(notebook, path)
+    assert main([str(path)]) == 0
+    assert capsys.readouterr().out == f"marked {path}\n"
+    marked = nbformat.read(path, as_version=4)
+    assert [cell.source for cell in marked.cells[8:10]] == [
+        "## 2. Second section\n\nText.",
+        "## Key takeaways\n\n- one",
+    ]
+    assert marked.cells[9].metadata["slideshow"] == {"slide_type": "slide"}
+
+
+def test_a_heading_in_a_code_block_stays_where_it_is_and_old_notebooks_get_no_ids():
+    notebook = sample()
+    text = "Shell comments:\n\n```bash\n## not a heading\n```\n\n## 3. A heading"
+    notebook.cells[7].source = text
+    assert split_at_headings(notebook) == 1
+    assert [cell.source for cell in notebook.cells[7:9]] == [
+        text.removesuffix("\n\n## 3. A heading"),
+        "## 3. A heading",
+    ]
+    old = sample()
+    old.nbformat_minor = 4
+    for cell in old.cells:
+        del cell["id"]
+    old.cells[7].source = "A remark.\n## 3. A heading"
+    assert split_at_headings(old) == 1 and "id" not in old.cells[8]
+    nbformat.validate(old)
+
+
+def test_the_workbooks_import_cell_is_skipped_without_its_test_marker():
+    cells = sample().cells
+    cells[1].source = "# Imports and seeds: the only cell that imports anything.\nimport numpy as np"
+    assert slide_types(cells)[1] == "skip"
+
+
 @pytest.mark.parametrize("path", LESSON_FILES, ids=lambda path: path.name)
 def test_every_lesson_is_marked_for_slides(path):
     notebook = nbformat.read(path, as_version=4)
@@ -98,6 +158,29 @@ def test_every_lesson_is_marked_for_slides(path):
         if cell.cell_type == "markdown" and PREDICT in cell.source and not cell.source.startswith("## ")
     ]
     assert all(types[index] == "fragment" for index in predicts)
+
+
+@pytest.mark.parametrize("path", LESSON_FILES, ids=lambda path: path.name)
+def test_every_heading_of_every_lesson_starts_a_slide(path):
+    """A ``##`` heading in the middle of a cell would be shown as a fragment of the slide before it."""
+    cells = nbformat.read(path, as_version=4).cells
+    headings = [
+        (index, line)
+        for index, cell in enumerate(cells)
+        if cell.cell_type == "markdown"
+        for line in cell.source.splitlines()
+        if line.startswith(HEADING)
+    ]
+    slides = [
+        (index, cell.source.splitlines()[0])
+        for index, cell in enumerate(cells)
+        if cell.cell_type == "markdown"
+        and cell.source.startswith(HEADING)
+        and cell.metadata["slideshow"] == {"slide_type": "slide"}
+    ]
+    assert headings == slides
+    numbers = [int(match[1]) for _, line in headings if (match := re.match(r"## (\d+)\. ", line))]
+    assert numbers == list(range(1, len(numbers) + 1)) and len(numbers) >= 3
 
 
 def test_the_workbook_keeps_the_slides(tmp_path):

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import io
 import json
+import re
+import shlex
+import sys
+import time
 from pathlib import Path
 
 import nbformat
@@ -17,7 +21,9 @@ from course.workbook import (
     MarkerError,
     WorkbookError,
     instructor_notebooks,
+    lab_command,
     strip_solutions,
+    strip_tool_markers,
     workbook_notebook,
     write_workbook,
 )
@@ -42,6 +48,9 @@ TWO_REGIONS = (
     "_ = check(f)"
 )
 MARKDOWN = "Write your code between the markers:\n\n    ### BEGIN SOLUTION\n    ...\n    ### END SOLUTION"
+REPO = Path(__file__).resolve().parents[1]
+# What only the course's tools read (nbval, the formatter), in a code cell's lines.
+TOOL_MARKER = re.compile(r"NBVAL_|PYTEST_VALIDATE|# fmt: (skip|off|on)")
 
 
 def test_solution_regions_become_stubs_at_their_indentation() -> None:
@@ -110,9 +119,83 @@ def test_workbook_differs_only_in_outputs_and_stubbed_solutions(path: Path) -> N
         outside, regions = split_regions(before.source)
         stub = f"# YOUR CODE HERE (a worked solution: notebooks/{path.name})"
         kept = [line for line in after.source.splitlines() if line.strip() not in (stub, RAISE)]
-        assert kept == outside
+        # Outside the regions, the instructor's lines less the tools' markers (a blank line after a marker
+        # that opened the cell goes with it).
+        expected = [
+            re.sub(r"\s*# fmt: skip$", "", line) for line in outside if not line.startswith("# NBVAL_")
+        ]
+        if len(expected) < len(outside):
+            while expected and not expected[0].strip():
+                expected.pop(0)
+        assert kept == expected
         assert [line.strip() for line in after.source.splitlines()].count(RAISE) == len(regions)
         assert all(any(line.strip() for line in region) for region in regions)
+
+
+def test_the_workbook_shows_no_test_marker_or_formatter_pragma() -> None:
+    def markers(cells: list[nbformat.NotebookNode]) -> list[str]:
+        return [
+            line
+            for cell in cells
+            if cell.cell_type == "code"
+            for line in cell.source.splitlines()
+            if TOOL_MARKER.search(line)
+        ]
+
+    instructor = [marker for path in instructor_notebooks() for marker in markers(_cells(path))]
+    assert len(instructor) >= 18 and "# NBVAL_IGNORE_OUTPUT" in instructor  # the instructor edition has them
+    for path in instructor_notebooks():
+        workbook = workbook_notebook(path)
+        assert markers(workbook.cells) == [], path.name
+        assert not [tag for cell in workbook.cells for tag in cell.metadata.get("tags", []) if "nbval" in tag]
+        first = workbook.cells[1].source
+        assert first.startswith("# Imports and seeds") or path.name == "review.ipynb", first[:40]
+
+
+def test_tool_markers_go_with_the_blank_line_they_leave_and_code_stays() -> None:
+    assert strip_tool_markers("# NBVAL_IGNORE_OUTPUT\n\n# Imports and seeds\nimport numpy") == (
+        "# Imports and seeds\nimport numpy"
+    )
+    assert strip_tool_markers("x = 1\n# NBVAL_SKIP\ny = {\n    1: 2,\n}  # fmt: skip\nz") == (
+        "x = 1\ny = {\n    1: 2,\n}\nz"
+    )
+    assert strip_tool_markers("# fmt: off\na = [1,2]\n# fmt: on") == "a = [1,2]"
+    unchanged = "\n# NBVAL in a comment is not a marker\nprint('# NBVAL_IGNORE_OUTPUT')\n"
+    assert strip_tool_markers(unchanged) == unchanged
+
+
+def test_nbval_tags_go_and_other_tags_stay(tmp_path: Path) -> None:
+    cells = [new_markdown_cell("# Lesson"), new_code_cell("1 / 0"), new_code_cell("2")]
+    cells[1].metadata["tags"] = ["raises-exception", "nbval-raises-exception"]
+    cells[2].metadata["tags"] = ["nbval-ignore-output"]
+    path = tmp_path / "01-x.ipynb"
+    nbformat.write(new_notebook(cells=cells), path)
+    workbook = workbook_notebook(path)
+    assert workbook.cells[1].metadata == {"tags": ["raises-exception"]}
+    assert workbook.cells[2].metadata == {}
+
+
+# Names of notebooks in a text: a link's target or a path in code, such as `notebooks/review.ipynb`.
+NOTEBOOK_NAME = re.compile(r"[\w./-]*\.ipynb")
+
+
+def test_every_notebook_the_workbook_names_is_the_workbooks_own(tmp_path: Path) -> None:
+    """Links and paths in the workbook's text name the workbook's notebooks, not the instructor edition's."""
+    out = tmp_path / "course" / "workbook"
+    write_workbook(out, say=lambda _line: None)
+    named: dict[str, set[str]] = {}
+    for path in sorted(out.glob("*.ipynb")):
+        for cell in nbformat.read(path, as_version=4).cells:
+            if cell.cell_type == "markdown":
+                for name in NOTEBOOK_NAME.findall(cell.source):
+                    named.setdefault(name, set()).add(path.name)
+    assert {"review.ipynb", "00-welcome.ipynb", "08-cost-of-attention.ipynb"} <= set(named)
+    elsewhere = {name: sorted(where) for name, where in named.items() if not (out / name).is_file()}
+    assert elsewhere == {}
+
+
+def _cells(path: Path) -> list[nbformat.NotebookNode]:
+    return list(nbformat.read(path, as_version=4).cells)
 
 
 def test_every_lesson_with_exercises_has_stubs() -> None:
@@ -249,8 +332,105 @@ def test_the_command_names_the_folder_to_open_jupyterlab_at(
     out = io.StringIO()
     assert main(["workbook"], stdout=out, stderr=io.StringIO()) == 0
     assert out.getvalue().splitlines()[-1] == (
-        "Your workbook is in workbook. Open it with: jupyter lab --notebook-dir=. workbook/00-welcome.ipynb"
+        "Your workbook is in workbook. Open it with: jupyter lab --notebook-dir=. "
+        '--LabApp.default_url="/lab/tree/workbook/00-welcome.ipynb?file-browser-path=/"'
     )
+    assert out.getvalue().splitlines()[-1].endswith(lab_command())
+
+
+def readme_lab_commands() -> list[str]:
+    """The ``jupyter lab ...`` commands of the README's "Start the course"."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    start = readme.split("## Start the course", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"^```bash\n(.*?)^```", start, re.DOTALL | re.MULTILINE)
+    return [command for block in blocks for command in re.findall(r"(jupyter lab [^\n]*)", block)]
+
+
+def test_the_readme_opens_jupyterlab_at_the_course_folder_on_the_welcome() -> None:
+    assert readme_lab_commands() == [lab_command(Path("workbook"), cwd=REPO)]
+    assert lab_command(Path("workbook"), cwd=REPO) == (
+        'jupyter lab --notebook-dir=. --LabApp.default_url="/lab/tree/workbook/00-welcome.ipynb'
+        '?file-browser-path=/"'
+    )
+    assert lab_command(Path("my work/wb"), cwd=REPO).endswith(
+        '"/lab/tree/my%20work/wb/00-welcome.ipynb?file-browser-path=/"'
+    )
+    assert lab_command(Path("/elsewhere/wb"), cwd=REPO) == "jupyter lab /elsewhere/wb/00-welcome.ipynb"
+
+
+@pytest.mark.browser
+@pytest.mark.timeout(120, method="signal")
+def test_the_readme_command_opens_the_welcome_with_the_course_folder_in_the_file_browser(
+    tmp_path: Path,
+) -> None:
+    """JupyterLab started with the README's command, in a sandbox, opens what it opens for a learner: the
+    browser is handed the page JupyterLab asks it to open (through ``ServerApp.browser``)."""
+    from test_browser import require_browser
+
+    require_browser()
+    from browser import chromium
+    from browser import notebook as nb
+    from browser.lab import TOKEN, JupyterLab
+    from playwright.sync_api import sync_playwright
+
+    (command,) = readme_lab_commands()
+    words = shlex.split(command)
+    assert words[:2] == ["jupyter", "lab"]
+    root = tmp_path / "course"
+    root.mkdir()
+    (root / "README.md").write_bytes((REPO / "README.md").read_bytes())
+    write_workbook(root / "workbook", say=lambda _line: None)
+    opened = tmp_path / "opened.txt"
+    recorder = tmp_path / "browser.py"
+    recorder.write_text(f"import sys\nopen({str(opened)!r}, 'w').write(sys.argv[1])\n", encoding="utf-8")
+
+    class ReadmeLab(JupyterLab):
+        def command(self) -> list[str]:
+            sandbox = [
+                "--ServerApp.ip=127.0.0.1",
+                f"--ServerApp.port={self.port}",
+                "--ServerApp.port_retries=0",
+                f"--IdentityProvider.token={TOKEN}",
+                f"--ServerApp.browser={sys.executable} {recorder} %s",
+                "--LabApp.expose_app_in_browser=True",
+                "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+            ]
+            return [sys.executable, "-m", "jupyterlab", *words[2:], *sandbox, "--allow-root"]
+
+    lab = ReadmeLab(root, tmp_path / "home", extra_env={"COURSE_DB": str(tmp_path / "progress.sqlite3")})
+    with sync_playwright() as playwright:
+        browser = None
+        try:
+            lab.spawn()
+            browser = chromium.launch(playwright)
+            lab.wait_ready()
+            deadline = time.monotonic() + 30
+            while not opened.exists():
+                assert time.monotonic() < deadline, f"JupyterLab opened no browser:\n{lab.log_tail()}"
+                time.sleep(0.1)
+            page = browser.new_page(viewport={"width": 1280, "height": 1000})
+            # JupyterLab's page that redirects to the Lab, with the token: headless Chromium does not follow
+            # its refresh from a file to a server, so follow its link ("click here to go to Jupyter").
+            page.goto(opened.read_text(encoding="utf-8"))
+            page.goto(page.get_by_role("link").get_attribute("href"))
+            nb.wait_kernel_idle(page, "workbook/00-welcome.ipynb")
+            crumbs = page.locator(".jp-FileBrowser .jp-BreadCrumbs")
+            items = page.locator(".jp-FileBrowser .jp-DirListing-itemText")
+            listed: list[str] = []
+            deadline = time.monotonic() + 10
+            while sorted(listed) != ["README.md", "workbook"] and time.monotonic() < deadline:
+                time.sleep(0.2)  # the file browser lists its folder a moment after the notebook opens
+                listed = items.all_inner_texts()
+            assert sorted(listed) == ["README.md", "workbook"], (
+                f"the file browser shows {crumbs.inner_text()}"
+            )
+            assert crumbs.inner_text().strip() == "/"
+        finally:
+            if lab.running:
+                lab.delete_sessions()
+            if browser is not None:
+                browser.close()
+            lab.stop()
 
 
 def test_the_command_refuses_a_file_in_the_way(tmp_path: Path) -> None:

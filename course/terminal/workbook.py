@@ -13,7 +13,7 @@ __all__ = ["workbook"]
 def workbook(directory: Path, out: TextIO, err: TextIO) -> int:
     """Write the workbook to `directory` (`course.workbook.write_workbook`), saying what is written."""
     # Imported here: nbformat is needed by this command only, not by every start of python -m course.
-    from course.workbook import WorkbookError, write_workbook
+    from course.workbook import WorkbookError, lab_command, write_workbook
 
     def say(line: str) -> None:
         out.write(line + "\n")
@@ -23,9 +23,5 @@ def workbook(directory: Path, out: TextIO, err: TextIO) -> int:
     except (WorkbookError, OSError) as problem:
         err.write(f"the workbook was not written: {problem}\n")
         return EXIT_USAGE
-    welcome = directory / "00-welcome.ipynb"
-    # From the folder above the workbook (the course's, for the default), so the README is in reach too.
-    inside = directory.resolve().is_relative_to(Path.cwd().resolve())
-    command = f"jupyter lab --notebook-dir=. {welcome}" if inside else f"jupyter lab {welcome}"
-    out.write(f"Your workbook is in {directory}. Open it with: {command}\n")
+    out.write(f"Your workbook is in {directory}. Open it with: {lab_command(directory)}\n")
     return EXIT_OK
