@@ -35,7 +35,7 @@ class TypedAnswer:
             description="Answer:",
             placeholder=PLACEHOLDER,
             continuous_update=True,
-            layout=widgets.Layout(width="auto", max_width="100%", flex="1 1 14em"),
+            layout=widgets.Layout(width="auto", max_width="100%", flex="0 1 22em"),
         )
         self.box.add_class(NUMBER_CLASS)
         self.box.on_msg(self._on_message)
