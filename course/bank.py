@@ -39,6 +39,7 @@ only and ignore ids that are not among them.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,7 +53,7 @@ from course.lessons import QUIZ_LESSONS
 if TYPE_CHECKING:
     from scheduler import Item
 
-__all__ = ["KINDS", "Bank", "BankError", "Option", "Question", "load_bank"]
+__all__ = ["KINDS", "UNITS", "Bank", "BankError", "Option", "Question", "load_bank"]
 
 DEFAULT_DIRECTORY = Path(__file__).resolve().parent / "questions"
 
@@ -132,17 +133,42 @@ class Question:
         return math.isfinite(value) and abs(value - expected) <= self.tolerance + slack
 
     def parse_number(self, text: str) -> float:
-        """The number a learner typed: a number, optionally followed by this question's unit ("4", "4h" and
-        "4 h" all give 4.0 when the unit is "h"). A number is a decimal, in scientific notation or not
-        ("0.001", "1e-3", "2.5E3"), or a simple fraction of two ("3/4", "-1/2"). ValueError ``not a number:
-        '4x'`` for anything else, a zero denominator included."""
-        number = text.strip()
+        """The number a learner typed, in this question's unit: a number, optionally followed by the unit
+        ("4", "4h" and "4 h" all give 4.0 when the unit is "h") or by another unit of the same kind, converted
+        (`UNITS`: "64 MiB" is 67108864 when the unit is "bytes"). A number is a decimal, in scientific
+        notation or not ("0.001", "1e-3", "2.5E3"), or a simple fraction of two ("3/4", "-1/2"). ValueError
+        ``not a number: '4x'`` for anything else, a zero denominator included."""
+        number, scale = text.strip(), 1.0
         if self.unit and number.endswith(self.unit):
             number = number[: -len(self.unit)].rstrip()
+        else:
+            found = _UNIT_AT_END.search(number)
+            factor = _factor(self.unit, found.group(1)) if found else None
+            if found and factor is not None:
+                number, scale = number[: found.start()].rstrip(), factor
         value = _typed_number(number.replace("\N{MINUS SIGN}", "-"))
         if value is None:
             raise ValueError(f"not a number: {text!r}")
-        return value
+        return value * scale
+
+
+UNITS: tuple[Mapping[str, float], ...] = (
+    {
+        "b": 1, "byte": 1, "bytes": 1, "kb": 1e3, "mb": 1e6, "gb": 1e9,
+        "kib": 2.0**10, "mib": 2.0**20, "gib": 2.0**30,
+    },
+    {"bit": 1, "bits": 1},
+)  # fmt: skip
+"""Units of one kind (lower case) and their sizes: a learner may answer in any unit of the question's."""
+_UNIT_AT_END = re.compile(r"([A-Za-z]+)$")
+
+
+def _factor(unit: str, typed: str) -> float | None:
+    """How many of `unit` one `typed` is, when both are units of one kind in `UNITS`; else None."""
+    for sizes in UNITS:
+        if unit.lower() in sizes and typed.lower() in sizes:
+            return sizes[typed.lower()] / sizes[unit.lower()]
+    return None
 
 
 def _typed_number(text: str) -> float | None:

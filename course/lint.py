@@ -16,10 +16,18 @@
   (40%) of the choice questions; above it, one warning for the bank (with every lesson file's count) and
   one for each such lesson file (naming its questions). Single questions are not warned about: a right
   option may well be the longest, as long as learners cannot count on it.
+- **The right option is not clearly the longest.** A choice question's right option may not be
+  `MAX_RIGHT_OPTION_RATIO` (1.3) times as long (`rendered_length`) as every other option, or more: a learner
+  could pick it by its length alone, without the share above ever being reached.
+- **A numeric question says its unit.** A numeric question with a unit names that unit in its prompt (the
+  learner may answer in another unit of the same kind: `course.bank.UNITS`).
 - **No two questions of a lesson have the same answer.** Answers are compared once normalised (`normalise`):
   numbers (numeric answers, and recall answers or right options that are a number) by value; text (recall
   answers and choice questions' right options) lowercased, without Markdown and math markers and
   punctuation, white space collapsed. The later question is warned about, naming the first.
+- **No two lessons ask the same example.** Two questions of different lessons with the same answer and the
+  same numbers in their prompts (`example_numbers`, at least one) ask the same thing twice: the later lesson's
+  is warned about, naming the first.
 
 Two checks one might expect are not here. Every option has its explanation (``why``): the loader already
 rejects an option whose ``why`` is missing or empty, so a lint check could never fire. And the position of
@@ -39,7 +47,10 @@ __all__ = [
     "MAX_ANSWER_WORDS",
     "MAX_LONGEST_RIGHT_SHARE",
     "MAX_OPTION_WORDS",
+    "MAX_RIGHT_OPTION_RATIO",
     "LintWarning",
+    "example_numbers",
+    "figures",
     "length_bias",
     "lint",
     "normalise",
@@ -52,6 +63,7 @@ __all__ = [
 MAX_ANSWER_WORDS = 30
 MAX_OPTION_WORDS = 25
 MAX_LONGEST_RIGHT_SHARE = 0.4
+MAX_RIGHT_OPTION_RATIO = 1.3
 
 # Code first (a '$' inside code is not math), then display math, then inline math; '\$' is a literal dollar.
 _SPANS = re.compile(r"```.*?```|`[^`\n]+`|\$\$.*?\$\$|(?<!\\)\$.+?(?<!\\)\$", re.DOTALL)
@@ -135,8 +147,36 @@ def normalise(answer: str | int | float) -> float | str:
     return " ".join(_NOT_WORD.sub(" ", plain.lower()).split())
 
 
+def example_numbers(text: str) -> frozenset[float]:
+    """The numbers in a prompt, by value, markup ignored (``$n = 4096$`` gives 4096): its example."""
+    plain = _MARKUP.sub(" ", text).replace("{,}", "")
+    return frozenset(float(number.replace("\N{MINUS SIGN}", "-")) for number in _NUMBER.findall(plain))
+
+
+def _right_option_ratio(question: Question) -> float:
+    """How many times as long as the longest other option a choice question's right option is."""
+    lengths = [rendered_length(option.text) for option in question.options]
+    right = lengths.pop(question.correct_option)
+    return right / max(1, max(lengths))
+
+
+def _unit_named(question: Question) -> bool:
+    """Whether a numeric question's prompt names its unit (as a word, in any case)."""
+    pattern = rf"(?<![\w]){re.escape(question.unit)}(?![\w])"
+    return re.search(pattern, _MARKUP.sub(" ", question.prompt), re.IGNORECASE) is not None
+
+
 def _answer_warnings(question: Question) -> list[str]:
     messages: list[str] = []
+    if question.kind == Kind.CHOICE:
+        ratio = _right_option_ratio(question)
+        if ratio >= MAX_RIGHT_OPTION_RATIO:
+            messages.append(
+                f"the right option is {ratio:.2f} times as long as the longest other one (under "
+                f"{MAX_RIGHT_OPTION_RATIO:g}: a learner must not find it by its length)"
+            )
+    if question.kind == Kind.NUMERIC and question.unit and not _unit_named(question):
+        messages.append(f"the prompt does not say the answer's unit ({question.unit})")
     if question.kind == Kind.RECALL:
         assert isinstance(question.answer, str)
         sentences, words = sentence_count(question.answer), word_count(question.answer)
@@ -198,10 +238,29 @@ def length_bias(bank: Bank) -> list[LintWarning]:
     return warnings
 
 
+def figures(bank: Bank) -> str:
+    """The bank's figures in one line: its questions by kind and, when it has choice questions, how often the
+    right option is the longest (``kinds: 2 choice, 1 recall; the right option is the longest in 1 of 2 choice
+    questions (50%)``)."""
+    kinds: dict[str, int] = {}
+    for question in bank:
+        kinds[question.kind] = kinds.get(question.kind, 0) + 1
+    line = "kinds: " + ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items()))
+    choices = [question for question in bank if question.kind == Kind.CHOICE]
+    if choices:
+        longest = sum(right_option_is_longest(question) for question in choices)
+        line += (
+            f"; the right option is the longest in {longest} of {len(choices)} choice questions "
+            f"({_percent(longest / len(choices))})"
+        )
+    return line
+
+
 def lint(bank: Bank) -> list[LintWarning]:
     """Every warning about `bank`: file by file, each question's, then the file's; the bank's last."""
     warnings: list[LintWarning] = []
     bias = length_bias(bank)
+    examples: dict[tuple[float | str, frozenset[float]], Question] = {}  # the first to ask each
     for file, questions in _by_file(bank).items():
         first: dict[float | str, str] = {}
         for question in questions:
@@ -211,6 +270,13 @@ def lint(bank: Bank) -> list[LintWarning]:
                 messages.append(f"same answer as question {first[key]!r} ({_same(key)})")
             else:
                 first[key] = question.id
+            numbers = example_numbers(question.prompt)
+            earlier = examples.setdefault((key, numbers), question) if numbers else question
+            if earlier.lesson != question.lesson:
+                messages.append(
+                    f"same answer and example as question {earlier.id!r} of lesson {earlier.lesson} "
+                    f"({_same(key)}; numbers {', '.join(f'{n:g}' for n in sorted(numbers))})"
+                )
             warnings.extend(LintWarning(file, question.id, message) for message in messages)
         warnings.extend(warning for warning in bias if warning.file == file)
     warnings.extend(warning for warning in bias if warning.file is None)

@@ -741,6 +741,33 @@ def test_parse_number_with_the_unit(typed: str, value: float) -> None:
     assert q.is_correct(typed) is (value == 4.0)
 
 
+@pytest.mark.parametrize(
+    ("unit", "typed", "value"),
+    [
+        ("bytes", "64 MiB", 67_108_864.0),  # 08-score-matrix-bytes: 64 MiB is the right answer too
+        ("bytes", "65536KiB", 67_108_864.0),
+        ("bytes", "67.108864 mb", 67_108_864.0),
+        ("bytes", "2 GB", 2e9),
+        ("bytes", "12 B", 12.0),
+        ("MiB", "67108864 bytes", 64.0),
+        ("MiB", "1 GiB", 1024.0),
+        ("MiB", "1 MB", 1e6 / 2**20),
+        ("bits", "3 bit", 3.0),
+    ],
+)
+def test_a_number_may_be_typed_in_another_unit_of_the_same_kind(unit: str, typed: str, value: float) -> None:
+    q = _question("numeric", answer=4, tolerance=0.0, unit=unit)
+    assert q.parse_number(typed) == value
+
+
+@pytest.mark.parametrize(("unit", "typed"), [("bytes", "64 bits"), ("bits", "3 bytes"), ("h", "4 MiB")])
+def test_a_unit_of_another_kind_is_not_a_number(unit: str, typed: str) -> None:
+    q = _question("numeric", answer=4, tolerance=0.0, unit=unit)
+    with pytest.raises(ValueError) as caught:
+        q.parse_number(typed)
+    assert str(caught.value) == f"not a number: {typed!r}"
+
+
 @pytest.mark.parametrize("typed", ["h", "4 hours", "4m", "4h h", ""])
 def test_parse_number_rejects_other_text(typed: str) -> None:
     q = _question("numeric", answer=4, tolerance=0.0, unit="h")

@@ -21,7 +21,7 @@ from store_helpers import disk_with, full, pin_steps, steps_memory
 
 from course import cli
 from course.bank import load_bank
-from course.lint import lint
+from course.lint import figures, lint
 from scheduler import Memory, Rating, Store
 from scheduler._failures import ROOM_FOR_A_WRITE
 
@@ -69,6 +69,10 @@ answer = "1"
 explanation = "One."
 section = "1. One"
 """
+
+FIGURES = (
+    "kinds: 1 choice, 1 numeric, 2 recall; the right option is the longest in 0 of 1 choice questions (0%)"
+)
 
 
 @pytest.fixture
@@ -122,6 +126,7 @@ def test_check_shipped_bank() -> None:
     assert (result.returncode, result.stderr) == (0, "")
     assert result.stdout == (
         f"question bank OK: {len(shipped)} questions in {lessons} lesson{'s' if lessons != 1 else ''}\n"
+        + f"{figures(shipped)}\n"
         + "".join(f"{warning}\n" for warning in warnings)
         + (f"{len(warnings)} warning{'s' if len(warnings) != 1 else ''}\n" if warnings else "no warnings\n")
     )
@@ -131,14 +136,14 @@ def test_check_other_bank(bank: Path) -> None:
     result = run("check", "--bank", bank)
     assert (result.returncode, result.stdout, result.stderr) == (
         0,
-        "question bank OK: 4 questions in 2 lessons\nno warnings\n",
+        f"question bank OK: 4 questions in 2 lessons\n{FIGURES}\nno warnings\n",
         "",
     )
 
 
 def test_check_strict_fails_on_warnings(bank: Path) -> None:
     (bank / "01-one.toml").write_text(LESSON_01.replace('answer = "1"', 'answer = "One. Uno."'))
-    output = "question bank OK: 4 questions in 2 lessons\n" + (
+    output = f"question bank OK: 4 questions in 2 lessons\n{FIGURES}\n" + (
         "01-one.toml: question '01-r': answer has 2 sentences (keep it to one)\n1 warning\n"
     )
     plain = run("check", "--bank", bank)

@@ -92,12 +92,85 @@ def fair(qid: str) -> str:
 
 
 def long(qid: str) -> str:
-    """A choice question whose right option is the longest."""
-    return choice(qid, f"yes, certainly {qid}", f"no {qid}", f"maybe {qid}")
+    """A choice question whose right option is the longest, but not by 1.3 times."""
+    return choice(qid, f"yes, surely {qid}", f"no, never {qid}", f"maybe {qid}")
+
+
+def numeric_in(qid: str, answer: float, unit: str, prompt: str) -> str:
+    return (
+        numeric(qid, answer)
+        .replace('prompt = "P"', f"prompt = {json.dumps(prompt)}")
+        .replace("tolerance = 0\n", f"tolerance = 0\nunit = {json.dumps(unit)}\n")
+    )
+
+
+def asked(qid: str, prompt: str, answer: str) -> str:
+    return recall(qid, answer).replace('prompt = "P"', f"prompt = {json.dumps(prompt)}")
 
 
 CASES: list[tuple[str, dict[str, str], list[str]]] = [
     ("clean", {A: lesson("00", recall("00-a", "One sentence, e.g. this one."), numeric("00-b", 64))}, []),
+    # ---- the right option clearly the longest (issue 23: 07-no-residual-result, 1.75 times)
+    (
+        "right option 1.3 times as long",
+        {A: lesson("00", choice("00-a", "abcdefghijklm", "abcdefghij", "xy"), fair("00-b"), fair("00-c"))},
+        [
+            f"{A}: question '00-a': the right option is 1.30 times as long as the longest other one "
+            "(under 1.3: a learner must not find it by its length)"
+        ],
+    ),
+    (
+        "right option 1.2 times as long",
+        {A: lesson("00", choice("00-a", "abcdefghijkl", "abcdefghij"), fair("00-b"), fair("00-c"))},
+        [],
+    ),
+    ("a wrong option twice as long", {A: lesson("00", choice("00-a", "abcde", "abcdefghij"))}, []),
+    # ---- a numeric question names its unit (08-score-matrix-bytes: "how many bytes")
+    (
+        "unit not named",
+        {A: lesson("00", numeric_in("00-a", 64, "MiB", "How large is the score matrix?"))},
+        [f"{A}: question '00-a': the prompt does not say the answer's unit (MiB)"],
+    ),
+    ("unit named", {A: lesson("00", numeric_in("00-a", 64, "MiB", "How many $\\mathrm{MiB}$ (mib)?"))}, []),
+    (
+        "unit inside a word",
+        {A: lesson("00", numeric_in("00-a", 3, "bit", "How many bits?"))},
+        [f"{A}: question '00-a': the prompt does not say the answer's unit (bit)"],
+    ),
+    # ---- the same answer and example in two lessons (issue 23: GQA's "head 7" in 04 and 05)
+    (
+        "same answer and example in two lessons",
+        {
+            A: lesson(
+                "00", asked("00-a", "With 8 query heads and 2 groups, which group has head 7?", "Group 1.")
+            ),
+            B: lesson("01", asked("01-a", "Head $7$ of $8$ in $2$ groups: which group?", "group 1")),
+        },
+        [
+            f"{B}: question '01-a': same answer and example as question '00-a' of lesson 00 (both normalise "
+            "to 'group 1'; numbers 2, 7, 8)"
+        ],
+    ),
+    (
+        "same answer, another example",
+        {
+            A: lesson(
+                "00", asked("00-a", "With 8 query heads and 2 groups, which group has head 7?", "Group 1.")
+            ),
+            B: lesson(
+                "01", asked("01-a", "With 8 query heads and 4 groups, which group has head 3?", "Group 1.")
+            ),
+        },
+        [],
+    ),
+    (
+        "same answer, no numbers",
+        {
+            A: lesson("00", asked("00-a", "Why scale?", "To keep it small.")),
+            B: lesson("01", asked("01-a", "Why?", "To keep it small.")),
+        },
+        [],
+    ),
     # ---- recall answers: one sentence, at most 30 words
     (
         "two sentences",
@@ -239,6 +312,8 @@ CASES: list[tuple[str, dict[str, str], list[str]]] = [
         [
             f"{A}: question '00-a': answer has 2 sentences (keep it to one)",
             f"{A}: {BIAS} 1 of 1 choice questions (100%, more than 40%): 00-b",
+            f"{B}: question '01-a': the right option is 46.50 times as long as the longest other one (under "
+            "1.3: a learner must not find it by its length)",
             f"{B}: question '01-a': options[1] has 26 words (at most 25)",
             f"{B}: question '01-c': same answer as question '01-b' (both equal 2)",
             f"{B}: {BIAS} 1 of 1 choice questions (100%, more than 40%): 01-a",
@@ -334,6 +409,8 @@ def test_check_prints_the_warnings(tmp_path: Path) -> None:
     directory = write(tmp_path / "bank", CHECKED)
     expected = (
         "question bank OK: 5 questions in 2 lessons\n"
+        "kinds: 1 choice, 3 numeric, 1 recall; the right option is the longest in 0 of 1 choice questions "
+        "(0%)\n"
         f"{A}: question '00-a': answer has 2 sentences (keep it to one)\n"
         f"{B}: question '01-b': same answer as question '01-a' (both equal 2)\n"
         "2 warnings\n"
@@ -346,6 +423,8 @@ def test_check_one_warning(tmp_path: Path) -> None:
     directory = write(tmp_path / "bank", {A: CHECKED[A]})
     expected = (
         "question bank OK: 3 questions in 1 lesson\n"
+        "kinds: 1 choice, 1 numeric, 1 recall; the right option is the longest in 0 of 1 choice questions "
+        "(0%)\n"
         f"{A}: question '00-a': answer has 2 sentences (keep it to one)\n"
         "1 warning\n"
     )
@@ -354,7 +433,7 @@ def test_check_one_warning(tmp_path: Path) -> None:
 
 def test_check_without_warnings(tmp_path: Path) -> None:
     directory = write(tmp_path / "bank", {B: lesson("01", numeric("01-a", 2), recall("01-b", "Two."))})
-    expected = "question bank OK: 2 questions in 1 lesson\nno warnings\n"
+    expected = "question bank OK: 2 questions in 1 lesson\nkinds: 1 numeric, 1 recall\nno warnings\n"
     assert check("--bank", directory) == (0, expected, "")
     assert check("--bank", directory, "--strict") == (0, expected, "")
 
