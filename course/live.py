@@ -5,12 +5,21 @@ what a learner's answer is recorded as, how the room's answers are tallied, and 
 Only choice and numeric questions are asked live: they have one right answer to count. A choice question is
 shown to the whole room in one order (the projector draws it, `layout_text`; every learner's widget shows the
 same labels, `presentation_of`), and a learner's answer is recorded as the bank index of the option chosen, so
-that changing the labels changes nothing recorded. A numeric answer is recorded as typed.
+that changing the labels changes nothing recorded. A numeric answer is recorded as the number typed, written
+one way (`numeric_answer`: "1/8", "0.125" and "1.25e-1" are all "0.125"). The projector counts only answers
+the question can have (`counted`): nothing else a learner could write into the class database reaches it.
+
+A live session runs in a room (the instructor's own by default, named after their role): each learner's
+widget follows one room, so that two instructors teaching at once do not collide (`rooms_text` says which
+rooms run when a learner has not chosen).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+import os
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -23,19 +32,28 @@ from course.progress import learner_url, server_url
 
 __all__ = [
     "LIVE_KINDS",
+    "ROOM_VAR",
     "OptionCount",
     "answer_of",
     "class_url",
+    "counted",
     "is_right",
     "layout_text",
     "live_questions",
+    "numeric_answer",
     "open_room",
     "option_counts",
     "presentation_of",
     "right_text",
+    "room_of",
+    "rooms_text",
     "session_summary",
     "shown_answer",
+    "valid_answer",
 ]
+
+ROOM_VAR = "COURSE_ROOM"
+"""The environment variable naming the room a learner's ``live()`` joins (a hub may set it per learner)."""
 
 LIVE_KINDS = (Kind.CHOICE, Kind.NUMERIC)
 """The kinds of question a live session asks: each has one right answer the room's answers are counted by."""
@@ -77,6 +95,59 @@ def presentation_of(question: Question, layout: str) -> Presentation:
 def answer_of(presentation: Presentation, position: int) -> str:
     """What a choice answer is recorded as: the bank index of the option shown at `position`."""
     return str(presentation.order[position])
+
+
+def numeric_answer(question: Question, typed: str) -> str:
+    """What a numeric answer is recorded as: the number typed (`Question.parse_number`: a unit, a fraction
+    and scientific notation allowed), written one way: an integer as its digits, any other number as Python's
+    shortest form ("0.125", "1e-05"). ValueError for text that is not a finite number."""
+    value = question.parse_number(typed)
+    if not math.isfinite(value):
+        raise ValueError(f"not a number: {typed!r}")
+    if value.is_integer() and abs(value) < 2**53:
+        return str(int(value))
+    return repr(value)
+
+
+_INDEX = re.compile(r"[0-9]{1,3}")
+_NUMBER = re.compile(r"-?[0-9]+(\.[0-9]+)?(e[-+]?[0-9]+)?")
+
+
+def valid_answer(question: Question, answer: str) -> bool:
+    """Whether `answer` is one that `question` can be given live: an index of one of a choice question's
+    options, or a number written as `numeric_answer` writes one. Anything else (what a learner could write
+    into the class database by hand) is no answer."""
+    if question.kind == Kind.CHOICE:
+        return (
+            bool(_INDEX.fullmatch(answer))
+            and str(int(answer)) == answer
+            and int(answer) < len(question.options)
+        )
+    return bool(_NUMBER.fullmatch(answer)) and len(answer) <= 32 and math.isfinite(float(answer))
+
+
+def counted(question: Question, counts: Mapping[str, int]) -> dict[str, int]:
+    """The answers the projector counts: those of `counts` that `question` can be given (`valid_answer`)."""
+    return {answer: n for answer, n in counts.items() if valid_answer(question, answer)}
+
+
+def room_of(room: str | None = None) -> str | None:
+    """The room a learner's ``live()`` follows: `room`, else ``$COURSE_ROOM`` when set, else None (the one
+    session running, whichever room it is in)."""
+    if room is not None:
+        return room
+    return os.environ.get(ROOM_VAR) or None
+
+
+def rooms_text(running: Sequence[Any]) -> str:
+    """What a learner who has chosen no room is told while several sessions run (`running`: their
+    `LiveState`s, by room)."""
+    listed = ", ".join(f"room “{state.room}” ({state.instructor}: {state.title})" for state in running)
+    first = running[0].room if running else "…"
+    return (
+        f"{len(running)} live sessions are running: {listed}. Join yours with its button below, or run "
+        f'live(room="{first}").'
+    )
 
 
 def is_right(question: Question, answer: str) -> bool:
@@ -146,10 +217,13 @@ def session_summary(
     question asked and answered, in order (`results`: item id and its answers' counts), how many of those who
     answered got it right. Questions no longer in the bank are left out."""
     tallies = []
-    for item_id, counts in results:
+    for item_id, given in results:
         question = bank.get(item_id)
+        if question is None:
+            continue
+        counts = counted(question, given)
         answered = sum(counts.values())
-        if question is None or not answered:
+        if not answered:
             continue
         right = sum(n for answer, n in counts.items() if is_right(question, answer))
         tallies.append(Tally(item_id, right, answered, at))

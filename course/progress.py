@@ -141,13 +141,16 @@ def server_url(cli_value: str | os.PathLike[str] | None = None) -> str | None:
 def learner_url(url: str) -> str:
     """The class database's `url` as the learner logs in: the role the URL names; a URL without one takes
     ``$PGUSER`` (libpq reads it itself), else ``$COURSE_LEARNER``, else ``$JUPYTERHUB_USER`` (the hub's user
-    name)."""
+    name). A URL that cannot be read is returned as it is: opening it says why (never quoting it)."""
     if os.environ.get("PGUSER"):
         return url
-    from scheduler.postgres import with_learner  # psycopg: only for a class database
+    from scheduler.postgres import MalformedURLError, with_learner  # psycopg: only for a class database
 
     named = [os.environ[name] for name in LEARNER_VARS if os.environ.get(name)]
-    return with_learner(url, named[0] if named else None)
+    try:
+        return with_learner(url, named[0] if named else None)
+    except MalformedURLError:
+        return url
 
 
 def open_server(url: str) -> Storage:

@@ -10,7 +10,9 @@ step that opens and closes it.
 
 A class database (a ``postgresql://`` URL in ``COURSE_DB``, or a store given whose location is one) comes
 with an outbox (`course.outbox`): what cannot be saved while the server is unreachable is kept there, and
-sent whenever a session takes the database (`hold`) or before the next answer is saved (`send_pending`).
+sent whenever a session takes the database (`hold`) or before the next answer is saved (`send_pending`). The
+outbox is the learner's in that class, however the URL is spelled (the role and the database it logs in to);
+files of the naming before are taken into it first, and nothing is sent to a store that logs in as another.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from course.outbox import Kept, Outbox, OutboxError, outbox_path
+from course.outbox import OUTBOX_ERRORS, Kept, Outbox, Owner, legacy_paths, outbox_path
 from course.progress import (
     SERVER_SCHEMES,
     db_path,
@@ -67,6 +69,7 @@ class StoreSource:
         self._held: Storage | None = None
         self._outbox_folder = outbox_folder
         self._outbox: Outbox | None = None
+        self._adopted = False
         self._sent = 0
         if isinstance(store, Store):
             self.store = store
@@ -95,14 +98,39 @@ class StoreSource:
 
     @property
     def outbox(self) -> Outbox | None:
-        """Where answers wait while the class database cannot be reached; None for a progress file."""
+        """Where answers wait while the class database cannot be reached; None for a progress file (and for a
+        URL that cannot be read: opening it says why)."""
         if self._outbox is None:
-            location = self._server_location()
-            if location is not None:
-                user = location.partition("://")[2].partition("@")[0]
-                learner = user or os.environ.get("PGUSER", "")
-                self._outbox = Outbox(outbox_path(location, learner, self._outbox_folder))
+            owner = self._owner()
+            if owner is not None:
+                self._outbox = Outbox(outbox_path(owner, self._outbox_folder), owner)
         return self._outbox
+
+    def _owner(self) -> Owner | None:
+        """The learner and the class database whose answers the outbox keeps: the store's, or those the URL
+        logs in to (`scheduler.postgres.login`, by libpq's defaults); None for a progress file."""
+        location = self._server_location()
+        if location is None:
+            return None
+        from scheduler.postgres import login  # psycopg: only for a class database
+
+        learner, database = getattr(self.store, "learner", None), getattr(self.store, "database", None)
+        if isinstance(learner, str) and learner and isinstance(database, str) and database:
+            return Owner(learner, database)
+        try:
+            return Owner(*login(location if self._url is None else learner_url(self._url)))
+        except StoreError:  # a URL that cannot be read
+            return None
+
+    def _adopt(self, outbox: Outbox) -> None:
+        """Take the files of the naming before that hold this learner's answers into `outbox` (once)."""
+        location = self._server_location()
+        if self._adopted or location is None or outbox.owner is None:
+            return
+        user = location.partition("://")[2].partition("@")[0] or os.environ.get("PGUSER", "")
+        for path in legacy_paths(location, user, outbox.owner.learner, self._outbox_folder):
+            outbox.adopt(path)
+        self._adopted = True
 
     def _server_location(self) -> str | None:
         """The class database's location as its store says it (no password), or None for a progress file."""
@@ -113,7 +141,10 @@ class StoreSource:
             return None
         from scheduler.postgres import describe  # psycopg: only for a class database
 
-        return describe(learner_url(self._url))  # who `open_store` logs in as
+        try:
+            return describe(learner_url(self._url))  # who `open_store` logs in as
+        except StoreError:  # a URL that cannot be read: `describe`'s words for one
+            return describe(self._url)
 
     @property
     def held(self) -> Storage | None:
@@ -146,7 +177,7 @@ class StoreSource:
             if self.outbox is not None:
                 try:
                     self.send_pending()
-                except (OutboxError, OSError):  # the outbox file itself: say so
+                except (*OUTBOX_ERRORS, OSError):  # the outbox file itself: say so
                     self.release()
                     raise
                 except StoreError:  # not sent: they wait for the next chance
@@ -159,7 +190,9 @@ class StoreSource:
         outbox, held = self.outbox, self._held
         if outbox is None or held is None:
             return 0
-        sent = outbox.send(held)
+        self._adopt(outbox)
+        learner = getattr(held, "learner", None)  # the role the store logs in as: the answers must be theirs
+        sent = outbox.send(held, learner if isinstance(learner, str) and learner else None)
         self._sent += sent
         return sent
 
@@ -175,7 +208,11 @@ class StoreSource:
 
     def waiting(self) -> int:
         """How many answers wait in the outbox (0 for a progress file). `StoreError`, OSError: unreadable."""
-        return len(self.outbox.pending()) if self.outbox is not None else 0
+        outbox = self.outbox
+        if outbox is None:
+            return 0
+        self._adopt(outbox)
+        return len(outbox.pending())
 
     def release(self) -> None:
         """End the running session's hold: close the database if it was opened here. Does nothing when none

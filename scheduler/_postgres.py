@@ -1,18 +1,23 @@
 """A classroom's shared store on PostgreSQL (psycopg 3): every learner's progress in one database, each row
 belonging to the database role that wrote it, each learner kept to their own rows by the server itself.
 
-``install(admin_url)`` creates (or migrates) the schema, the roles ``course_learner`` and
-``course_instructor`` and the row-level security policies; ``add_learner`` and ``add_instructor`` create
-login roles in those groups. ``PostgresStore.open(url)`` then opens a learner's store: the learner is the
-role the URL logs in as. It implements ``scheduler.Storage`` with the same records and promises as the
-SQLite ``Store``: times leave as aware UTC datetimes to the millisecond (kept as integer milliseconds), every
-write is one transaction serialized per learner (``pg_advisory_xact_lock``), ``snapshot()`` is one
-REPEATABLE READ READ ONLY transaction.
+``install(admin_url)`` (`scheduler._postgres_roles`) creates (or migrates) the schema, the roles
+``course_learner`` and ``course_instructor`` and the row-level security policies; ``add_learner`` and
+``add_instructor`` create login roles in those groups. ``PostgresStore.open(url)`` then opens a learner's
+store: the learner is the role the URL logs in as. It implements ``scheduler.Storage`` with the same records
+and promises as the SQLite ``Store``: times leave as aware UTC datetimes to the millisecond (kept as integer
+milliseconds), every write is one transaction serialized per learner (by locking the learner's own row of
+``write_lock``, which nobody else can see or lock), ``snapshot()`` is one REPEATABLE READ READ ONLY
+transaction. Every transaction pins the search path and sets a lock timeout and a statement timeout
+(`scheduler._postgres_sql`); the store never deletes a row (learners may not: `scheduler._postgres_schema`).
 
-Errors are StoreErrors: StoreUnavailableError (no server, or the connection lost), StoreLockedError (a lock
-not granted within ``lock_timeout_ms``), StoreAccessError (``AccessDeniedError``: the role may not do that),
-StoreCorruptError (not a course database, or a damaged one), StoreNotFoundError (no such database, or the
-course not installed in it), StoreVersionError (a newer schema).
+Errors are StoreErrors, every psycopg error one of them (`scheduler._postgres_connection`):
+StoreUnavailableError (no server, the connection lost, or no answer within the call's deadline,
+``timeout_s``), StoreLockedError (a lock not granted within ``lock_timeout_ms``), StoreAccessError
+(``AccessDeniedError``: the role may not do that), StoreCorruptError (not a course database, or a damaged
+one), StoreNotFoundError (no such database, or the course not installed in it), StoreVersionError (a newer
+schema), StoreRefusedError (anything else the server refused), MalformedURLError (a URL that cannot be read:
+it quotes none of it).
 """
 
 from __future__ import annotations
@@ -28,29 +33,45 @@ from typing import Any
 
 import psycopg
 from psycopg import errors as pg_errors
-from psycopg import sql
-from psycopg.conninfo import conninfo_to_dict, make_conninfo
+from psycopg.conninfo import make_conninfo
 
 from scheduler._errors import (
-    StoreAccessError,
     StoreCorruptError,
     StoreError,
-    StoreLockedError,
     StoreNotFoundError,
-    StoreUnavailableError,
     StoreVersionError,
 )
 from scheduler._memory import Memory
-from scheduler._merging import Key, plan
+from scheduler._postgres_connection import (
+    CONNECT_TIMEOUT_S,
+    AccessDeniedError,
+    Deadline,
+    bulk_timeout,
+    connect,
+    connected,
+    describe,
+    login,
+    read_url,
+    timeout_of,
+    translate,
+    translated,
+)
+from scheduler._postgres_connection import first_line as _first_line
+from scheduler._postgres_merge import merge_decks, merge_practice, merge_reviews
 from scheduler._postgres_schema import (
     APPLICATION,
-    INSTRUCTOR_ROLE,
-    LEARNER_ROLE,
-    MIGRATIONS,
     SCHEMA,
     SCHEMA_VERSION,
     TABLE_COLUMNS,
-    access_statements,
+)
+from scheduler._postgres_sql import (
+    LOCK_TIMEOUT_MS,
+    REPORT_TIMEOUT_MS,
+    STATEMENT_TIMEOUT_MS,
+    local_settings,
+    read_once,
+    role_name_problem,
+    transaction,
 )
 from scheduler._records import (
     Answer,
@@ -88,18 +109,19 @@ __all__ = [
     "NotInstalledError",
     "PostgresStore",
     "SchemaTooOldError",
-    "add_instructor",
-    "add_learner",
     "describe",
-    "install",
     "schema_version",
 ]
 
 # Every query says so too, RLS aside: an instructor's (or an admin's) own store is theirs only. The column's
 # collation "C" (a role name's) lets this use the indexes.
 _MINE = "learner = current_user::text"
-_LOCK_CLASS = int.from_bytes(b"AtCs", "big")  # advisory locks: (this, hashtext(learner)) per learner
-_INSTALL_LOCK = _LOCK_CLASS << 8  # one bigint key: install and migrations, one at a time
+# A write's first statement: the learner's own row of write_lock, locked (created at the first write) until
+# the transaction ends. Row-level security hides it from everyone else, who therefore cannot lock it.
+_TAKE_WRITE_LOCK = (
+    f"INSERT INTO {SCHEMA}.write_lock AS w (writes) VALUES (1) "
+    "ON CONFLICT (learner) DO UPDATE SET writes = w.writes + 1"
+)
 
 
 class NotInstalledError(StoreNotFoundError):
@@ -112,21 +134,6 @@ class NotInstalledError(StoreNotFoundError):
             path,
             f"{os.fspath(path)} has no course progress tables ({detail}); whoever runs the class database "
             "installs them with scheduler.postgres.install(admin_url)",
-        )
-
-
-class AccessDeniedError(StoreAccessError):
-    """The server refused the connection's role this access (a wrong password, a role that is not a
-    learner, a write by an instructor): ``reason`` is "denied", ``detail`` the server's words."""
-
-    def __init__(self, path: str | os.PathLike[str], detail: str) -> None:
-        self.reason = "denied"
-        self.detail = detail
-        StoreError.__init__(
-            self,
-            path,
-            f"{os.fspath(path)} refused this access ({detail}); ask whoever runs the class database to check "
-            "your role",
         )
 
 
@@ -145,107 +152,18 @@ class SchemaTooOldError(StoreError):
 
 
 def with_learner(url: str, learner: str | None) -> str:
-    """``url``, logging in as ``learner`` when it names no role (a URL that names one is left as it is)."""
-    if learner is None or conninfo_to_dict(url).get("user"):
+    """``url``, logging in as ``learner`` when it names no role (a URL that names one is left as it is).
+    AccessDeniedError for a name no learner can have (over 63 bytes: PostgreSQL would cut it to another)."""
+    if read_url(url).get("user") or learner is None:  # MalformedURLError for one that cannot be read
         return url
+    _check_role_name(describe(url), learner)
     return make_conninfo(url, user=learner)
 
 
-def describe(url: str) -> str:
-    """``url`` as errors show it: no password, no other options."""
-    try:
-        parts = conninfo_to_dict(url)
-    except psycopg.ProgrammingError:
-        return "a PostgreSQL database (unreadable URL)"
-    user = parts.get("user") or ""
-    host = str(parts.get("host") or "")
-    database = parts.get("dbname") or user
-    port = parts.get("port")
-    if host.startswith("/") or not host:
-        where = f"postgresql://{user}@/{database}" + (f"?host={host}" if host else "")
-    else:
-        where = f"postgresql://{user}@{host}{f':{port}' if port else ''}/{database}"
-    return where
-
-
-def _translate(where: str, exc: BaseException, lock_timeout_ms: int, opened: bool) -> StoreError | None:
-    """The StoreError a psycopg error means, or None for one that is a bug here."""
-    if isinstance(exc, pg_errors.LockNotAvailable):
-        return StoreLockedError(where, lock_timeout_ms / 1000)
-    if isinstance(
-        exc,
-        (
-            pg_errors.InsufficientPrivilege,
-            pg_errors.InvalidAuthorizationSpecification,
-            pg_errors.InvalidPassword,
-        ),
-    ):
-        return AccessDeniedError(where, _first_line(exc))
-    if isinstance(exc, pg_errors.InvalidCatalogName):
-        return StoreNotFoundError(where)
-    if isinstance(
-        exc,
-        (
-            pg_errors.UndefinedTable,
-            pg_errors.UndefinedColumn,
-            pg_errors.UndefinedFunction,
-            pg_errors.DatatypeMismatch,
-            pg_errors.DataCorrupted,
-            pg_errors.IndexCorrupted,
-        ),
-    ):
-        return StoreCorruptError(where, _first_line(exc), opened)
-    if isinstance(exc, (psycopg.OperationalError, psycopg.InterfaceError)):
-        state = exc.sqlstate or ""
-        if not state or state.startswith(("08", "57P")):
-            message = _first_line(exc)
-            if "password authentication failed" in message or (
-                "role" in message and "does not exist" in message
-            ):
-                return AccessDeniedError(where, message)
-            if "database" in message and "does not exist" in message:
-                return StoreNotFoundError(where)
-            return StoreUnavailableError(where, message)
-    return None
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    # libpq's connection errors start with "connection failed: connection to server ... failed:"
-    return "; ".join(lines[:2]) if lines else type(exc).__name__
-
-
-@contextmanager
-def translated(where: str, lock_timeout_ms: int = 0, opened: bool = False) -> Iterator[None]:
-    try:
-        yield
-    except psycopg.Error as exc:
-        error = _translate(where, exc, lock_timeout_ms, opened)
-        if error is None:
-            raise
-        raise error from exc
-
-
-CONNECT_TIMEOUT_S = 10  # how long to wait for the server unless the URL or $PGCONNECT_TIMEOUT says
-
-
-def connect_options(url: str, environ: Mapping[str, str] = os.environ) -> dict[str, Any]:
-    """The options `connect` adds to ``url``: autocommit, and a connect timeout unless the URL
-    (``connect_timeout=``) or ``$PGCONNECT_TIMEOUT`` sets one (an explicit option would override both)."""
-    options: dict[str, Any] = {"autocommit": True}
-    try:
-        named = "connect_timeout" in conninfo_to_dict(url)
-    except psycopg.ProgrammingError:
-        named = False  # unreadable: psycopg.connect says why
-    if not named and not environ.get("PGCONNECT_TIMEOUT"):
-        options["connect_timeout"] = CONNECT_TIMEOUT_S
-    return options
-
-
-def connect(url: str, where: str) -> psycopg.Connection[Any]:
-    with translated(where):
-        return psycopg.connect(url, **connect_options(url))
+def _check_role_name(where: str, name: str) -> None:
+    problem = role_name_problem(name)
+    if problem is not None:
+        raise AccessDeniedError(where, f"{problem}; no learner of the class has it")
 
 
 def _card_row(card: CardState, due: int, log_seq: int) -> tuple[object, ...]:
@@ -305,7 +223,11 @@ def read_version(connection: psycopg.Connection[Any], where: str) -> int | None:
 def schema_version(url: str) -> int | None:
     """The course schema version installed in the database at ``url`` (None when not installed)."""
     where = describe(url)
-    with connect(url, where) as connection, translated(where):
+    with (
+        connected(url, where) as connection,
+        translated(where, LOCK_TIMEOUT_MS),
+        transaction(connection, lock_timeout_ms=LOCK_TIMEOUT_MS, read_only=True),
+    ):
         return read_version(connection, where)
 
 
@@ -317,114 +239,44 @@ class ClassRecords:
     due_times: dict[str, dict[str, datetime]]
 
 
-def class_records(url: str) -> ClassRecords:
+def class_records(url: str, *, lock_timeout_ms: int = LOCK_TIMEOUT_MS) -> ClassRecords:
     """Every learner's answers and due times, read in one snapshot by a connection that may read the whole
     class (an instructor's: row-level security shows a learner only their own rows, so a learner gets
-    theirs alone). Learners who enrolled but never answered have empty lists."""
+    theirs alone). Learners who enrolled but never answered have empty lists. A table lock not granted
+    within ``lock_timeout_ms`` (only an administrator can hold one against reading) is a StoreLockedError."""
     where = describe(url)
-    with connect(url, where) as connection, translated(where):
+    with (
+        connected(url, where, bulk_timeout(url)) as connection,
+        translated(where, lock_timeout_ms),
+        transaction(
+            connection,
+            lock_timeout_ms=lock_timeout_ms,
+            statement_timeout_ms=REPORT_TIMEOUT_MS,
+            read_only=True,
+            repeatable=True,
+        ),
+    ):
         if read_version(connection, where) is None:
             raise NotInstalledError(where, f"no schema {SCHEMA}")
-        with connection.transaction():
-            connection.execute(b"SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
-            answers: dict[str, list[Answer]] = {
-                learner: []
-                for (learner,) in connection.execute(
-                    f"SELECT DISTINCT learner FROM {SCHEMA}.decks ORDER BY learner".encode()
-                )
-            }
-            for learner, item_id, reviewed_at, rating, state in connection.execute(
-                f"SELECT learner, item_id, reviewed_at, rating, state_before FROM {SCHEMA}.review_log "
-                "ORDER BY learner, seq".encode()
-            ):
-                answers.setdefault(learner, []).append(
-                    Answer(item_id, from_ms(reviewed_at), RATINGS[rating], STATES[state])
-                )
-            due: dict[str, dict[str, datetime]] = {learner: {} for learner in answers}
-            for learner, item_id, when in connection.execute(
-                f"SELECT learner, item_id, due FROM {SCHEMA}.cards".encode()
-            ):
-                due.setdefault(learner, {})[item_id] = from_ms(when)
+        answers: dict[str, list[Answer]] = {
+            learner: []
+            for (learner,) in connection.execute(
+                f"SELECT DISTINCT learner FROM {SCHEMA}.decks ORDER BY learner".encode()
+            )
+        }
+        for learner, item_id, reviewed_at, rating, state in connection.execute(
+            f"SELECT learner, item_id, reviewed_at, rating, state_before FROM {SCHEMA}.review_log "
+            "ORDER BY learner, seq".encode()
+        ):
+            answers.setdefault(learner, []).append(
+                Answer(item_id, from_ms(reviewed_at), RATINGS[rating], STATES[state])
+            )
+        due: dict[str, dict[str, datetime]] = {learner: {} for learner in answers}
+        for learner, item_id, when in connection.execute(
+            f"SELECT learner, item_id, due FROM {SCHEMA}.cards".encode()
+        ):
+            due.setdefault(learner, {})[item_id] = from_ms(when)
     return ClassRecords(answers, due)
-
-
-def _create_group(connection: psycopg.Connection[Any], name: str) -> None:
-    exists = connection.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (name,)).fetchone()
-    if exists is None:
-        connection.execute(sql.SQL("CREATE ROLE {} NOLOGIN").format(sql.Identifier(name)))
-
-
-def install(admin_url: str, *, migrations: Sequence[Sequence[str]] = MIGRATIONS) -> int:
-    """Create or migrate the course's schema in the database at ``admin_url`` (a role that may create roles
-    and owns, or may create in, that database), in one transaction under an advisory lock: the groups
-    ``course_learner`` and ``course_instructor`` (NOLOGIN), schema ``course``, its tables and indexes,
-    row-level security (enabled and forced) with its policies, and the grants. Running it again does nothing
-    new. Returns the schema version now installed. StoreVersionError for a database of a newer schema,
-    StoreCorruptError for a ``course`` schema that is not ours. ``migrations`` is for tests of migrating."""
-    where = describe(admin_url)
-    known = len(migrations)
-    with connect(admin_url, where) as connection, translated(where):
-        for attempt in range(3):
-            try:
-                with connection.transaction():
-                    connection.execute("SELECT pg_advisory_xact_lock(%s)", (_INSTALL_LOCK,))
-                    _create_group(connection, LEARNER_ROLE)
-                    _create_group(connection, INSTRUCTOR_ROLE)
-                    version = read_version(connection, where)
-                    if version is None:
-                        connection.execute(
-                            sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(SCHEMA))
-                        )
-                        connection.execute(
-                            f"CREATE TABLE {SCHEMA}.course_schema (application TEXT NOT NULL, "
-                            "version INTEGER NOT NULL CHECK (version >= 0))"
-                        )
-                        connection.execute(
-                            f"INSERT INTO {SCHEMA}.course_schema (application, version) VALUES (%s, 0)",
-                            (APPLICATION,),
-                        )
-                        version = 0
-                    if version > known:
-                        raise StoreVersionError(where, version, known)
-                    for migration in migrations[version:]:
-                        for statement in migration:
-                            connection.execute(statement.encode())
-                    connection.execute(f"UPDATE {SCHEMA}.course_schema SET version = %s", (known,))
-                    for statement in access_statements(known):
-                        connection.execute(statement.encode())
-                return known
-            except pg_errors.UniqueViolation:  # a role created meanwhile by an install in another database
-                if attempt == 2:
-                    raise
-    raise AssertionError("unreachable")
-
-
-def _add_member(admin_url: str, name: str, password: str | None, group: str) -> None:
-    if not isinstance(name, str) or not name:
-        raise ValueError(f"name must be a non-empty str, got {name!r}")
-    where = describe(admin_url)
-    role = sql.Identifier(name)
-    secret = sql.SQL("") if password is None else sql.SQL(" PASSWORD {}").format(sql.Literal(password))
-    with connect(admin_url, where) as connection, translated(where):
-        if connection.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (group,)).fetchone() is None:
-            raise NotInstalledError(where, f"no role {group}")
-        with connection.transaction():
-            connection.execute("SELECT pg_advisory_xact_lock(%s)", (_INSTALL_LOCK,))
-            exists = connection.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (name,)).fetchone()
-            verb = sql.SQL("ALTER ROLE" if exists else "CREATE ROLE")
-            connection.execute(sql.SQL("{} {} LOGIN{}").format(verb, role, secret))
-            connection.execute(sql.SQL("GRANT {} TO {}").format(sql.Identifier(group), role))
-
-
-def add_learner(admin_url: str, name: str, password: str | None = None) -> None:
-    """Create the login role ``name`` in ``course_learner`` (or make an existing role one, its password
-    replaced when given): a learner whose rows carry ``name``."""
-    _add_member(admin_url, name, password, LEARNER_ROLE)
-
-
-def add_instructor(admin_url: str, name: str, password: str | None = None) -> None:
-    """Create the login role ``name`` in ``course_instructor``: it reads every learner's rows, writes none."""
-    _add_member(admin_url, name, password, INSTRUCTOR_ROLE)
 
 
 class PostgresStore:
@@ -432,15 +284,21 @@ class PostgresStore:
 
     One handle may be used from several threads, one call at a time (a lock serializes them), like the
     SQLite ``Store``. A connection lost (the server restarted) is reopened by the next call; the call that
-    found it lost raises StoreUnavailableError.
+    found it lost raises StoreUnavailableError. Each call ends within ``timeout_s`` (a `Deadline`): past it
+    the call raises StoreUnavailableError, however the network failed. ``learner`` is the role logged in as,
+    ``database`` the database as the URL names it (with libpq's defaults).
     """
 
-    def __init__(self, url: str, where: str, memory: Memory, lock_timeout_ms: int) -> None:
+    def __init__(
+        self, url: str, where: str, memory: Memory, lock_timeout_ms: int, timeout_s: float = CONNECT_TIMEOUT_S
+    ) -> None:
         self._url = url
         self.location = where
         self.memory = memory
         self.lock_timeout_ms = lock_timeout_ms
+        self.timeout_s = timeout_s
         self.learner = ""
+        self.database = ""
         self._connection: psycopg.Connection[Any] | None = None
         self._lock = threading.RLock()
         self._closed = False
@@ -456,9 +314,12 @@ class PostgresStore:
         memory: Memory | None = None,
         create: bool = True,
         lock_timeout_ms: int = 5000,
+        timeout_s: float | None = None,
     ) -> PostgresStore:
         """Open the store of the learner that ``url`` (a libpq URL: ``postgresql://user:password@host/db``, a
         unix socket's folder as ``?host=/folder``) logs in as; ``learner``, when given, must be that role.
+        ``timeout_s`` bounds each call (default: the connect timeout, `timeout_of`); MalformedURLError for a
+        URL that cannot be read, saying why without quoting it.
 
         The course's tables are installed by ``install``, never by a learner: a database without them is a
         StoreNotFoundError (``NotInstalledError``) whatever ``create`` says; ``create`` is there for the
@@ -467,11 +328,20 @@ class PostgresStore:
         if isinstance(lock_timeout_ms, bool) or not isinstance(lock_timeout_ms, int) or lock_timeout_ms < 0:
             raise ValueError(f"lock_timeout_ms must be a non-negative int, got {lock_timeout_ms!r}")
         del create
-        store = cls(url, describe(url), memory if memory is not None else Memory(), lock_timeout_ms)
+        if timeout_s is None:
+            timeout_s = timeout_of(url)
+        elif isinstance(timeout_s, bool) or not isinstance(timeout_s, (int, float)) or not timeout_s > 0:
+            raise ValueError(f"timeout_s must be a positive number of seconds, got {timeout_s!r}")
+        memory_used = memory if memory is not None else Memory()
+        store = cls(url, describe(url), memory_used, lock_timeout_ms, float(timeout_s))
+        role, store.database = login(url)
+        for name in (role, learner):
+            if name is not None:
+                _check_role_name(store.location, name)  # a role PostgreSQL would cut is nobody's
         try:
             with store._lock:
                 connection = store._connect()
-                with translated(store.location, lock_timeout_ms):
+                with translated(store.location, lock_timeout_ms), store._deadline(connection):
                     store._check_schema(connection)
                 if learner is not None and learner != store.learner:
                     raise AccessDeniedError(
@@ -487,9 +357,9 @@ class PostgresStore:
         return store
 
     def _connect(self) -> psycopg.Connection[Any]:
-        connection = connect(self._url, self.location)
+        connection = connect(self._url, self.location, self.timeout_s)
         try:
-            with translated(self.location, self.lock_timeout_ms):
+            with translated(self.location, self.lock_timeout_ms), self._deadline(connection):
                 row = connection.execute("SELECT current_user").fetchone()
                 assert row is not None
         except BaseException:
@@ -503,18 +373,19 @@ class PostgresStore:
         return connection
 
     def _check_schema(self, connection: psycopg.Connection[Any]) -> None:
-        version = read_version(connection, self.location)
-        if version is None:
-            raise NotInstalledError(self.location, f"no schema {SCHEMA}")
-        if version > SCHEMA_VERSION:
-            raise StoreVersionError(self.location, version, SCHEMA_VERSION)
-        if version < SCHEMA_VERSION:
-            raise SchemaTooOldError(self.location, version, SCHEMA_VERSION)
-        for table, columns in TABLE_COLUMNS.items():
-            try:
-                connection.execute(f"SELECT {columns} FROM {SCHEMA}.{table} LIMIT 0".encode())
-            except (pg_errors.UndefinedTable, pg_errors.UndefinedColumn) as exc:
-                raise StoreCorruptError(self.location, _first_line(exc)) from exc
+        with transaction(connection, lock_timeout_ms=self.lock_timeout_ms, read_only=True):
+            version = read_version(connection, self.location)
+            if version is None:
+                raise NotInstalledError(self.location, f"no schema {SCHEMA}")
+            if version > SCHEMA_VERSION:
+                raise StoreVersionError(self.location, version, SCHEMA_VERSION)
+            if version < SCHEMA_VERSION:
+                raise SchemaTooOldError(self.location, version, SCHEMA_VERSION)
+            for table, columns in TABLE_COLUMNS.items():
+                try:
+                    connection.execute(f"SELECT {columns} FROM {SCHEMA}.{table} LIMIT 0".encode())
+                except (pg_errors.UndefinedTable, pg_errors.UndefinedColumn) as exc:
+                    raise StoreCorruptError(self.location, _first_line(exc)) from exc
 
     def _connected(self) -> psycopg.Connection[Any]:
         if self._closed:
@@ -528,11 +399,10 @@ class PostgresStore:
     def check_writable(self) -> None:
         """AccessDeniedError unless this role may add answers (an instructor may not); writes nothing."""
         with self._lock, self._translated():
-            row = (
-                self._connected()
-                .execute(f"SELECT has_table_privilege('{SCHEMA}.review_log', 'INSERT')".encode())
-                .fetchone()
-            )
+            connection = self._connected()
+            with self._deadline(connection):
+                query = f"SELECT has_table_privilege('{SCHEMA}.review_log', 'INSERT')"
+                row = next(iter(read_once(connection, query, lock_timeout_ms=self.lock_timeout_ms)), None)
         if row is None or not row[0]:
             raise AccessDeniedError(
                 self.location, f"{self.learner} may read but not save answers or settings"
@@ -561,10 +431,11 @@ class PostgresStore:
         try:
             yield
         except psycopg.Error as exc:
-            error = _translate(self.location, exc, self.lock_timeout_ms, self._opened)
-            if error is None:
-                raise
-            raise error from exc
+            raise translate(self.location, exc, self.lock_timeout_ms, self._opened) from exc
+
+    def _deadline(self, connection: psycopg.Connection[Any], scale: float = 1.0) -> Deadline:
+        """The bound on one call (`timeout_s`, times `scale` for a large merge)."""
+        return Deadline(connection, self.timeout_s * scale, self.location)
 
     @contextmanager
     def snapshot(self) -> Iterator[PostgresStore]:
@@ -580,7 +451,11 @@ class PostgresStore:
                 return
             with self._translated():
                 connection = self._connected()
-                connection.execute(b"BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                with self._deadline(connection):
+                    settings = local_settings(self.lock_timeout_ms, STATEMENT_TIMEOUT_MS)
+                    connection.execute(
+                        f"BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; {settings}".encode()
+                    )
             self._snapshots = 1
             try:
                 yield self
@@ -588,27 +463,31 @@ class PostgresStore:
                 self._snapshots = 0
                 if not connection.closed:
                     try:
-                        connection.execute(b"ROLLBACK")  # it only read
-                    except psycopg.Error:
+                        with self._deadline(connection):
+                            connection.execute(b"ROLLBACK")  # it only read
+                    except (psycopg.Error, StoreError):
                         connection.close()  # lost meanwhile: the next call reconnects
 
     @contextmanager
-    def _write(self) -> Iterator[psycopg.Connection[Any]]:
+    def _write(self, scale: float = 1.0) -> Iterator[psycopg.Connection[Any]]:
         with self._lock, self._translated():
             if self._snapshots:
                 raise RuntimeError("cannot write inside PostgresStore.snapshot(); write after the block ends")
             connection = self._connected()
-            with connection.transaction():
-                # per transaction (SET LOCAL), so that a pooler in transaction mode carries nothing over
-                connection.execute(
-                    "SELECT set_config('lock_timeout', %s, true)", (f"{self.lock_timeout_ms}ms",)
-                )
-                connection.execute("SELECT pg_advisory_xact_lock(%s, hashtext(current_user))", (_LOCK_CLASS,))
+            with (
+                self._deadline(connection, scale),
+                transaction(connection, lock_timeout_ms=self.lock_timeout_ms),
+            ):
+                connection.execute(_TAKE_WRITE_LOCK.encode())  # one writer per learner, at a time
                 yield connection
 
     def _read(self, query: str, parameters: tuple[object, ...] = ()) -> list[tuple[Any, ...]]:
         with self._lock, self._translated():
-            return self._connected().execute(query.encode(), parameters).fetchall()
+            connection = self._connected()
+            with self._deadline(connection):
+                if self._snapshots:  # in the snapshot's transaction, its settings made
+                    return connection.execute(query.encode(), parameters).fetchall()
+                return read_once(connection, query, parameters, lock_timeout_ms=self.lock_timeout_ms)
 
     # Writing.
 
@@ -690,103 +569,13 @@ class PostgresStore:
         fresh_answers = [entry_key(entry) for entry in answers]
         fresh_practice = [entry_key(entry) for entry in practice]
         dates = {check_id(deck, "deck"): to_ms(check_time(at, "at")) for deck, at in decks.items()}
-        with self._write() as connection:
-            added, skipped = self._merge_reviews(connection, fresh_answers)
-            added_practice, skipped_practice = self._merge_cram(connection, fresh_practice)
-            added_decks = self._merge_decks(connection, dates)
+        with self._write(1 + (len(answers) + len(practice)) / 500) as connection:  # a minute for 5,000
+            added, skipped = merge_reviews(connection, self.memory, fresh_answers)
+            if added:
+                self._rebuild(connection)
+            added_practice, skipped_practice = merge_practice(connection, fresh_practice)
+            added_decks = merge_decks(connection, dates)
         return Merged(added, added_practice, added_decks, skipped + skipped_practice)
-
-    def _merge_reviews(self, connection: psycopg.Connection[Any], incoming: list[Key]) -> tuple[int, int]:
-        rows = connection.execute(
-            "SELECT seq, item_id, rating, reviewed_at, duration_ms, due, state_before "
-            f"FROM {SCHEMA}.review_log WHERE {_MINE} ORDER BY seq".encode()
-        ).fetchall()
-        merge = plan([(row[0], (row[1], row[2], row[3], row[4])) for row in rows], incoming)
-        if not merge.added:
-            return 0, merge.skipped
-        merged, start = merge.merged, merge.start
-        kept = {row[0]: row for row in rows}
-        touched = {key[0] for row_id, key in merged[start:] if row_id is None}
-        history: dict[str, list[Review]] = {item_id: [] for item_id in touched}
-        for row in rows[:start]:
-            if row[1] in touched:
-                history[row[1]].append(review_from_row(row[1:6]))
-        if start < len(rows):
-            first_seq = int(rows[start][0])
-            connection.execute(
-                f"DELETE FROM {SCHEMA}.review_log WHERE {_MINE} AND seq >= %s".encode(), (first_seq,)
-            )
-        else:
-            first_seq = int(rows[-1][0]) + 1 if rows else 1
-        recompute: set[str] = set()
-        inserts = []
-        for offset, (row_id, key) in enumerate(merged[start:]):
-            item_id = key[0]
-            if row_id is None:
-                recompute.add(item_id)
-            if row_id is None or item_id in recompute:
-                due, before = self._redo(history[item_id], key)
-            else:
-                due, before = kept[row_id][5], kept[row_id][6]
-            if item_id in history:
-                history[item_id].append(review_from_row((*key[:4], due)))
-            inserts.append((first_seq + offset, *key, due, before))
-        with connection.cursor() as cursor:
-            cursor.executemany(
-                f"INSERT INTO {SCHEMA}.review_log "
-                "(seq, item_id, rating, reviewed_at, duration_ms, due, state_before) "
-                "VALUES (%s, %s, %s, %s, %s, %s, %s)".encode(),
-                inserts,
-            )
-        self._rebuild(connection)
-        return merge.added, merge.skipped
-
-    def _redo(self, history: list[Review], key: Key) -> tuple[int, int]:
-        item_id, rating, at, _ = key
-        before = self.memory.replay(item_id, history) if history else None
-        after = self.memory.review(before, item_id, Rating(rating), from_ms(at))
-        state = STATE_CODES[State.NEW] if before is None else CARD_STATE_CODES[before.state]
-        return to_ms(after.due), state
-
-    @staticmethod
-    def _merge_cram(connection: psycopg.Connection[Any], incoming: list[Key]) -> tuple[int, int]:
-        rows = connection.execute(
-            f"SELECT seq, item_id, rating, reviewed_at, duration_ms FROM {SCHEMA}.cram_log WHERE {_MINE} "
-            "ORDER BY seq".encode()
-        ).fetchall()
-        merge = plan([(row[0], (row[1], row[2], row[3], row[4])) for row in rows], incoming)
-        if not merge.added:
-            return 0, merge.skipped
-        if merge.start < len(rows):
-            first_seq = int(rows[merge.start][0])
-            connection.execute(
-                f"DELETE FROM {SCHEMA}.cram_log WHERE {_MINE} AND seq >= %s".encode(), (first_seq,)
-            )
-        else:
-            first_seq = int(rows[-1][0]) + 1 if rows else 1
-        with connection.cursor() as cursor:
-            cursor.executemany(
-                f"INSERT INTO {SCHEMA}.cram_log (seq, item_id, rating, reviewed_at, duration_ms) "
-                "VALUES (%s, %s, %s, %s, %s)".encode(),
-                [(first_seq + offset, *key) for offset, (_, key) in enumerate(merge.merged[merge.start :])],
-            )
-        return merge.added, merge.skipped
-
-    @staticmethod
-    def _merge_decks(connection: psycopg.Connection[Any], dates: Mapping[str, int]) -> int:
-        known = dict(
-            connection.execute(
-                f"SELECT deck, enrolled_at FROM {SCHEMA}.decks WHERE {_MINE}".encode()
-            ).fetchall()
-        )
-        for deck, at in dates.items():
-            if deck not in known or at < known[deck]:
-                connection.execute(
-                    f"INSERT INTO {SCHEMA}.decks (deck, enrolled_at) VALUES (%s, %s) "
-                    "ON CONFLICT (learner, deck) DO UPDATE SET enrolled_at = excluded.enrolled_at".encode(),
-                    (deck, at),
-                )
-        return sum(deck not in known for deck in dates)
 
     def rebuild_cache(self) -> None:
         """Recompute every card of the learner's by replaying the log."""
@@ -794,7 +583,8 @@ class PostgresStore:
             self._rebuild(connection)
 
     def _rebuild(self, connection: psycopg.Connection[Any]) -> None:
-        connection.execute(f"DELETE FROM {SCHEMA}.cards WHERE {_MINE}".encode())
+        """Every card of an item in the log rewritten from it, in place (a learner deletes nothing; a card
+        with no answer in the log, which only an administrator's deleting answers leaves, stays)."""
         rows = connection.execute(
             f"SELECT seq, {REVIEW_COLUMNS} FROM {SCHEMA}.review_log WHERE {_MINE} "
             'ORDER BY item_id COLLATE "C", seq'.encode()
@@ -830,12 +620,18 @@ class PostgresStore:
             previous = self.memory
             try:
                 with self._write() as connection:
-                    connection.execute(f"DELETE FROM {SCHEMA}.settings WHERE {_MINE}".encode())
+                    # every setting not given is unset (JSON null reads as absent), in place: no DELETE
+                    connection.execute(
+                        f"UPDATE {SCHEMA}.settings SET value = 'null', set_at = %s WHERE {_MINE} "
+                        "AND value <> 'null' AND name <> ALL(%s)".encode(),
+                        (to_ms(at), [name for name, _, _ in rows]),
+                    )
                     if rows:
                         with connection.cursor() as cursor:
                             cursor.executemany(
-                                f"INSERT INTO {SCHEMA}.settings (name, value, set_at) "
-                                "VALUES (%s, %s, %s)".encode(),
+                                f"INSERT INTO {SCHEMA}.settings (name, value, set_at) VALUES (%s, %s, %s) "
+                                "ON CONFLICT (learner, name) DO UPDATE SET value = excluded.value, "
+                                "set_at = excluded.set_at".encode(),
                                 rows,
                             )
                     self.memory = memory

@@ -5,13 +5,18 @@ A `LiveRoom` is one connection, as whoever the URL logs in as. The server enforc
 security, `scheduler._postgres_schema`): an instructor starts and runs their own sessions; learners read the
 sessions and write their own answer to the question asked now, until it is revealed; an instructor reads every
 answer, a learner only their own. Live answers are kept in their own table: they change nobody's schedule.
+A session runs in a room (the instructor's own, named after their role, unless ``start`` names another): at
+most one runs in a room (`RoomBusyError`), and a learner follows a room (``state(room=...)``), so that two
+instructors teaching at once do not collide.
 
-Sessions and answers are opaque here: an item id, a ``layout`` string the instructor's side chooses (e.g. the
-order the options are shown in) and an answer string per learner, with whether it was right.
+Sessions are opaque here: an item id and a ``layout`` string the instructor's side chooses (e.g. the order the
+options are shown in). An answer is an option's index or a number (`ANSWER_PATTERN`, checked by the server
+too): no other text a learner writes is kept.
 """
 
 from __future__ import annotations
 
+import re
 import threading
 from collections import Counter
 from collections.abc import Iterable, Iterator
@@ -22,25 +27,24 @@ from types import TracebackType
 from typing import Any
 
 import psycopg
+from psycopg import errors as pg_errors
 
 from scheduler._errors import StoreError, StoreVersionError
-from scheduler._postgres import (
-    AccessDeniedError,
-    NotInstalledError,
-    SchemaTooOldError,
-    connect,
-    describe,
-    read_version,
-)
-from scheduler._postgres import translated as translated_errors
-from scheduler._postgres_schema import LIVE_COLUMNS, SCHEMA, SCHEMA_VERSION
+from scheduler._postgres import NotInstalledError, SchemaTooOldError, read_version
+from scheduler._postgres_connection import AccessDeniedError, Deadline, connect, describe, timeout_of
+from scheduler._postgres_connection import translated as translated_errors
+from scheduler._postgres_schema import ANSWER_PATTERN, LIVE_COLUMNS, MAX_ANSWER, SCHEMA, SCHEMA_VERSION
+from scheduler._postgres_sql import LOCK_TIMEOUT_MS, transaction
 from scheduler._time import from_ms, require_aware, to_ms
 
-__all__ = ["LiveAnswers", "LiveRoom", "LiveState", "QuestionClosedError"]
+__all__ = ["MAX_ROOM", "LiveAnswers", "LiveRoom", "LiveState", "QuestionClosedError", "RoomBusyError"]
+
+MAX_ROOM = 63  # characters in a room's name
+_ANSWER = re.compile(ANSWER_PATTERN)
 
 _STATE = (
     "SELECT id, instructor, title, position, item_id, layout, revealed_at IS NOT NULL, "
-    f"ended_at IS NOT NULL, started_at FROM {SCHEMA}.live_session"
+    f"ended_at IS NOT NULL, started_at, room FROM {SCHEMA}.live_session"
 )
 
 
@@ -52,6 +56,19 @@ class QuestionClosedError(StoreError):
             where,
             f"question {position} of live session {session} is closed (its answer was revealed, or the "
             "session moved on); your answer was not counted",
+        )
+
+
+class RoomBusyError(StoreError):
+    """A session started in a room where another instructor's session runs: at most one runs in a room."""
+
+    def __init__(self, where: str, room: str, session: int, instructor: str) -> None:
+        self.room = room
+        self.instructor = instructor
+        super().__init__(
+            where,
+            f"room {room!r} has a live session running (session {session}, started by {instructor}); "
+            f"choose another room, or ask {instructor} to end theirs",
         )
 
 
@@ -69,6 +86,7 @@ class LiveState:
     revealed: bool
     ended: bool
     started_at: datetime
+    room: str
 
     @property
     def open(self) -> bool:
@@ -91,20 +109,29 @@ class LiveAnswers:
 class LiveRoom:
     """A connection to the class database for live sessions. Use `LiveRoom.open`; close it (or use
     ``with``). One handle may be used from several threads, one call at a time. A connection lost while idle
-    is reopened by the next call; one lost during a call makes that call raise StoreUnavailableError."""
+    is reopened by the next call; one lost during a call makes that call raise StoreUnavailableError, as does
+    a call that runs past ``timeout_s`` (a `Deadline`: the connect timeout unless `open` is told)."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(
+        self, url: str, timeout_s: float | None = None, lock_timeout_ms: int = LOCK_TIMEOUT_MS
+    ) -> None:
         self._url = url
+        self.lock_timeout_ms = lock_timeout_ms
         self.location = describe(url)
+        self.timeout_s = timeout_of(url) if timeout_s is None else float(timeout_s)
         self.user = ""
         self._connection: psycopg.Connection[Any] | None = None
         self._lock = threading.RLock()
 
     @classmethod
-    def open(cls, url: str) -> LiveRoom:
+    def open(
+        cls, url: str, *, timeout_s: float | None = None, lock_timeout_ms: int = LOCK_TIMEOUT_MS
+    ) -> LiveRoom:
         """Connect to the class database at ``url`` (a libpq URL, as for `PostgresStore.open`).
-        NotInstalledError without the course's schema, SchemaTooOldError before live sessions were added."""
-        room = cls(url)
+        NotInstalledError without the course's schema, SchemaTooOldError before live sessions were added.
+        ``timeout_s`` bounds each call (default: the connect timeout); a lock not granted within
+        ``lock_timeout_ms`` (only an administrator can hold one against the class) is a StoreLockedError."""
+        room = cls(url, timeout_s, lock_timeout_ms)
         try:
             with room._transaction() as connection:
                 found = read_version(connection, room.location)
@@ -138,13 +165,19 @@ class LiveRoom:
     @contextmanager
     def _transaction(self) -> Iterator[psycopg.Connection[Any]]:
         """One transaction. A connection found lost at its BEGIN (nothing done yet) is reopened once."""
-        with self._lock, translated_errors(self.location):
+        with self._lock, translated_errors(self.location, self.lock_timeout_ms):
             for attempt in (1, 2):
                 connection = self._connected()
                 stack = ExitStack()
+                deadline = stack.enter_context(Deadline(connection, self.timeout_s, self.location))
                 try:
-                    stack.enter_context(connection.transaction())  # BEGIN: the first round trip
+                    # BEGIN and its settings (search path pinned, lock timeout): the first round trip
+                    stack.enter_context(transaction(connection, lock_timeout_ms=self.lock_timeout_ms))
                 except psycopg.OperationalError:
+                    if deadline.fired:  # no answer: not lost, cut off (the deadline's error)
+                        with stack:
+                            raise
+                    stack.close()
                     connection.close()
                     if attempt == 2:
                         raise
@@ -160,17 +193,25 @@ class LiveRoom:
     def _connected(self) -> psycopg.Connection[Any]:
         connection = self._connection
         if connection is None or connection.closed:
-            connection = self._connection = connect(self._url, self.location)
-            row = connection.execute(b"SELECT current_user").fetchone()
+            connection = self._connection = connect(self._url, self.location, self.timeout_s)
+            with Deadline(connection, self.timeout_s, self.location):
+                row = connection.execute(b"SELECT current_user").fetchone()
             self.user = str(row[0]) if row is not None else ""
         return connection
 
     # -- the instructor ----------------------------------------------------------------------------------
-    def start(self, title: str, at: datetime) -> LiveState:
-        """Start a session called ``title``, no question asked yet; this instructor's sessions still running
-        (a projector whose kernel was restarted) end now. AccessDeniedError unless an instructor."""
+    def start(self, title: str, at: datetime, room: str | None = None) -> LiveState:
+        """Start a session called ``title`` in ``room`` (default: the instructor's own, named after their
+        role), no question asked yet; this instructor's sessions still running (a projector whose kernel was
+        restarted) end now. RoomBusyError when another instructor's session runs in that room;
+        AccessDeniedError unless an instructor."""
         if not isinstance(title, str) or not title.strip():
             raise ValueError(f"title must be a non-empty str, got {title!r}")
+        if room is not None and not _is_room(room):
+            raise ValueError(
+                f"a room is named by 1 to {MAX_ROOM} characters, none of them a control character, "
+                f"got {room!r}"
+            )
         when = to_ms(require_aware(at, "at"))
         with self._transaction() as connection:
             connection.execute(
@@ -178,11 +219,21 @@ class LiveRoom:
                 "AND ended_at IS NULL".encode(),
                 (when,),
             )
-            row = connection.execute(
-                f"INSERT INTO {SCHEMA}.live_session (title, started_at) VALUES (%s, %s) "
-                "RETURNING id".encode(),
-                (title, when),
+            busy = connection.execute(
+                f"{_STATE} WHERE room = COALESCE(%s, current_user::text) AND ended_at IS NULL".encode(),
+                (room,),
             ).fetchone()
+            if busy is not None:
+                taken = _live_state(busy)
+                raise RoomBusyError(self.location, taken.room, taken.session, taken.instructor)
+            try:
+                row = connection.execute(
+                    f"INSERT INTO {SCHEMA}.live_session (title, started_at, room) "
+                    "VALUES (%s, %s, COALESCE(%s, current_user::text)) RETURNING id".encode(),
+                    (title, when, room),
+                ).fetchone()
+            except pg_errors.UniqueViolation:  # started there meanwhile
+                raise RoomBusyError(self.location, room or self.user, 0, "another instructor") from None
             assert row is not None
             state = self._state(connection, int(row[0]))
         assert state is not None
@@ -251,16 +302,34 @@ class LiveRoom:
         return [(position, item_id, _tally(given)) for (position, item_id), given in grouped.items()]
 
     # -- everyone ----------------------------------------------------------------------------------------
-    def state(self, session: int | None = None) -> LiveState | None:
-        """Session ``session``, or (None) the most recently started session not ended; None if there is
-        none."""
+    def state(self, session: int | None = None, *, room: str | None = None) -> LiveState | None:
+        """Session ``session``; else the session running in ``room``; else, named neither, the one session
+        running (ValueError, naming their rooms, when several run). None if there is none."""
         with self._transaction() as connection:
             if session is not None:
                 return self._state(connection, session)
-            row = connection.execute(
-                f"{_STATE} WHERE ended_at IS NULL ORDER BY started_at DESC, id DESC LIMIT 1".encode()
-            ).fetchone()
-        return None if row is None else _live_state(row)
+            if room is not None:
+                row = connection.execute(
+                    f"{_STATE} WHERE room = %s AND ended_at IS NULL ORDER BY started_at DESC, id DESC "
+                    "LIMIT 1".encode(),
+                    (room,),
+                ).fetchone()
+                return None if row is None else _live_state(row)
+            running = self._running(connection)
+        if len(running) > 1:
+            rooms = ", ".join(repr(state.room) for state in running)
+            raise ValueError(f"{len(running)} live sessions are running, in rooms {rooms}: name the room")
+        return running[0] if running else None
+
+    def open_sessions(self) -> list[LiveState]:
+        """The sessions running now, one per room, by room."""
+        with self._transaction() as connection:
+            return self._running(connection)
+
+    @staticmethod
+    def _running(connection: psycopg.Connection[Any]) -> list[LiveState]:
+        rows = connection.execute(f"{_STATE} WHERE ended_at IS NULL ORDER BY room, id".encode()).fetchall()
+        return [_live_state(row) for row in rows]
 
     @staticmethod
     def _state(connection: psycopg.Connection[Any], session: int) -> LiveState | None:
@@ -271,8 +340,11 @@ class LiveRoom:
     def answer(self, state: LiveState, answer: str, at: datetime) -> None:
         """Give (or change) this learner's answer to the question ``state`` shows. QuestionClosedError when
         that question no longer takes answers (the server refuses it too)."""
-        if not isinstance(answer, str) or not answer or len(answer) > 200:
-            raise ValueError(f"answer must be a str of 1 to 200 characters, got {answer!r}")
+        if not isinstance(answer, str) or len(answer) > MAX_ANSWER or not _ANSWER.match(answer):
+            raise ValueError(
+                "answer must be an option's index or a number (digits, a sign, a point, an exponent; at most "
+                f"{MAX_ANSWER} characters), got {answer!r}"
+            )
         if state.item_id is None:
             raise ValueError(f"live session {state.session} has asked no question yet")
         when = to_ms(require_aware(at, "at"))
@@ -304,7 +376,7 @@ def _tally(answers: Iterable[str]) -> LiveAnswers:
 
 
 def _live_state(row: tuple[Any, ...]) -> LiveState:
-    session, instructor, title, position, item_id, layout, revealed, ended, started = row
+    session, instructor, title, position, item_id, layout, revealed, ended, started, room = row
     return LiveState(
         int(session),
         str(instructor),
@@ -315,4 +387,13 @@ def _live_state(row: tuple[Any, ...]) -> LiveState:
         bool(revealed),
         bool(ended),
         from_ms(int(started)),
+        str(room),
+    )
+
+
+def _is_room(room: object) -> bool:
+    return (
+        isinstance(room, str)
+        and 1 <= len(room) <= MAX_ROOM
+        and not any(ord(character) < 32 or ord(character) == 127 for character in room)
     )

@@ -5,23 +5,38 @@ Every data table has ``learner TEXT COLLATE "C" NOT NULL DEFAULT current_user``:
 role the connection logs in as (compared as a role name is: byte by byte). Members of ``course_learner``
 read and write their own rows only; members of ``course_instructor`` read every row and write none; both
 policies are enforced by the server (``FORCE ROW LEVEL SECURITY``: the tables' owner too; a superuser is
-never held by them). Times are integer milliseconds since the Unix epoch (UTC), ratings 1..4, states coded
-as in the SQLite store. ``seq`` orders a learner's log (``merge`` renumbers it).
+never held by them). No row belongs to a group role (a CHECK on every table: a member acting as the group,
+``SET ROLE course_learner``, can write nothing). Times are integer milliseconds since the Unix epoch (UTC),
+ratings 1..4, states coded as in the SQLite store. ``seq`` orders a learner's log (``merge`` rewrites its
+tail in place).
+
+Learners hold SELECT and INSERT on their tables and UPDATE on named columns only: never a table-wide UPDATE,
+DELETE or TRUNCATE, which would let them ``LOCK TABLE`` a table against the whole class. Each learner's
+writes are serialized by their own row of ``write_lock`` (locked by an upsert; row-level security hides it,
+and the lock, from everyone else). A live session belongs to a room: at most one session runs in a room.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 __all__ = [
+    "ANSWER_PATTERN",
     "APPLICATION",
     "DATA_TABLES",
+    "GROUPS",
     "INSTRUCTOR_ROLE",
     "LEARNER_ROLE",
     "LIVE_COLUMNS",
+    "MAX_ANSWER",
     "MIGRATIONS",
+    "MINE",
     "SCHEMA",
     "SCHEMA_VERSION",
     "TABLE_COLUMNS",
-    "access_statements",
+    "Policy",
+    "grant_statements",
+    "policies",
 ]
 
 SCHEMA = "course"
@@ -29,7 +44,33 @@ APPLICATION = "attention-course"  # course_schema.application: tells our databas
 LEARNER_ROLE = "course_learner"
 INSTRUCTOR_ROLE = "course_instructor"
 
+GROUPS = (LEARNER_ROLE, INSTRUCTOR_ROLE)
 _LEARNER = 'learner TEXT COLLATE "C" NOT NULL DEFAULT current_user'
+_A_GROUP = f"IN ('{LEARNER_ROLE}', '{INSTRUCTOR_ROLE}')"
+_NOT_A_GROUP = f"NOT {_A_GROUP}"
+# A live answer as recorded: a choice question's option index, or a number (what `course.live` sends: digits,
+# a sign, a point, an exponent). Nothing else a learner types is kept, or reaches the projector.
+ANSWER_PATTERN = r"^-?[0-9]+(\.[0-9]+)?(e[-+]?[0-9]+)?$"
+MAX_ANSWER = 32
+_OWNED = {  # table: the column naming its owner
+    "review_log": "learner",
+    "cram_log": "learner",
+    "cards": "learner",
+    "decks": "learner",
+    "settings": "learner",
+    "live_answer": "learner",
+}
+
+
+def _unforced(tables: tuple[str, ...], *statements: str) -> tuple[str, ...]:
+    """``statements`` run with row-level security not forced on ``tables`` (so that the tables' owner, who
+    is held by the policies otherwise, sees and changes every row), forced again after."""
+    return (
+        *(f"ALTER TABLE course.{table} NO FORCE ROW LEVEL SECURITY" for table in tables),
+        *statements,
+        *(f"ALTER TABLE course.{table} FORCE ROW LEVEL SECURITY" for table in tables),
+    )
+
 
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     (
@@ -132,6 +173,44 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             )
         ),
     ),
+    (
+        # Each learner's writes take their own row of write_lock (an advisory lock, which any role may take,
+        # let one learner stop another's saves).
+        f"""CREATE TABLE course.write_lock (
+            {_LEARNER} PRIMARY KEY CONSTRAINT write_lock_not_a_group CHECK (learner {_NOT_A_GROUP}),
+            writes BIGINT NOT NULL DEFAULT 0
+        )""",
+        "ALTER TABLE course.write_lock ENABLE ROW LEVEL SECURITY",
+        "ALTER TABLE course.write_lock FORCE ROW LEVEL SECURITY",
+        # Live sessions belong to rooms: a learner follows one room, not the latest session started. The
+        # sessions already there are in their instructor's room; at most one runs in a room.
+        'ALTER TABLE course.live_session ADD COLUMN room TEXT COLLATE "C"',
+        *_unforced(
+            ("live_session", *_OWNED),
+            # Rows a group role owns were written by a member acting as the group (SET ROLE): nobody's.
+            "DELETE FROM course.live_answer WHERE session_id IN "
+            f"(SELECT id FROM course.live_session WHERE instructor {_A_GROUP})",
+            f"DELETE FROM course.live_session WHERE instructor {_A_GROUP}",
+            *(f"DELETE FROM course.{table} WHERE {column} {_A_GROUP}" for table, column in _OWNED.items()),
+            "UPDATE course.live_session SET room = instructor",
+            "UPDATE course.live_session s SET ended_at = s.started_at WHERE s.ended_at IS NULL AND EXISTS "
+            "(SELECT 1 FROM course.live_session t WHERE t.room = s.room AND t.ended_at IS NULL "
+            "AND (t.started_at, t.id) > (s.started_at, s.id))",
+        ),
+        "ALTER TABLE course.live_session ALTER COLUMN room SET NOT NULL, "
+        "ALTER COLUMN room SET DEFAULT current_user, "
+        f"ADD CONSTRAINT live_session_not_a_group CHECK (instructor {_NOT_A_GROUP}), "
+        "ADD CONSTRAINT live_session_room CHECK (char_length(room) BETWEEN 1 AND 63 "
+        "AND room !~ '[[:cntrl:]]') NOT VALID",
+        "CREATE UNIQUE INDEX live_session_one_per_room ON course.live_session (room) WHERE ended_at IS NULL",
+        *(
+            f"ALTER TABLE course.{table} ADD CONSTRAINT {table}_not_a_group CHECK ({column} {_NOT_A_GROUP})"
+            for table, column in _OWNED.items()
+        ),
+        # answers kept from before stay as they were (NOT VALID); every new one is an answer
+        "ALTER TABLE course.live_answer ADD CONSTRAINT live_answer_is_an_answer CHECK "
+        f"(answer ~ '{ANSWER_PATTERN}' AND length(answer) <= {MAX_ANSWER}) NOT VALID",
+    ),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -143,11 +222,22 @@ TABLE_COLUMNS = {
     "cards": "learner, item_id, state, step, stability, difficulty, due, last_review, reps, lapses, log_seq",
     "decks": "learner, deck, enrolled_at",
     "settings": "learner, name, value, set_at",
+    "write_lock": "learner, writes",
 }
 DATA_TABLES = tuple(TABLE_COLUMNS)
+_SINCE = {"settings": 2, "write_lock": 4}  # the version a table came with (the others: 1)
+# What a learner may change of a row of theirs, column by column: no table-wide UPDATE (nor DELETE).
+_UPDATABLE = {
+    "review_log": "item_id, rating, reviewed_at, duration_ms, due, state_before",
+    "cram_log": "item_id, rating, reviewed_at, duration_ms",
+    "cards": "state, step, stability, difficulty, due, last_review, reps, lapses, log_seq",
+    "decks": "enrolled_at",
+    "settings": "value, set_at",
+    "write_lock": "writes",
+}
 LIVE_COLUMNS = {
     "live_session": (
-        "id, instructor, title, started_at, ended_at, position, item_id, layout, asked_at, revealed_at"
+        "id, instructor, room, title, started_at, ended_at, position, item_id, layout, asked_at, revealed_at"
     ),
     "live_answer": "session_id, position, item_id, learner, answer, answered_at",
 }
@@ -157,72 +247,110 @@ _OPEN_QUESTION = (
     "AND s.position = live_answer.position AND s.item_id = live_answer.item_id "
     "AND s.revealed_at IS NULL AND s.ended_at IS NULL)"
 )
+MINE = "learner = current_user::text"  # a learner's own rows (the policies say so; every query does too)
+_MINE = MINE
 
 
-def access_statements(version: int) -> list[str]:
-    """The grants and policies for the tables of schema ``version`` (run after every install: idempotent).
+def grant_statements(version: int) -> list[str]:
+    """The grants on the tables of schema ``version`` (run by every install: idempotent; they take no lock
+    that a learner's open transaction holds).
 
-    Learners: USAGE on the schema, SELECT/INSERT/UPDATE/DELETE on the data tables (no TRUNCATE, no DDL),
-    SELECT on the version; their policy ``learner = current_user`` for reading and writing. Instructors:
-    SELECT on everything, a policy letting them read every row."""
-    tables = [table for table in DATA_TABLES if version >= 2 or table != "settings"]
+    Learners: USAGE on the schema, SELECT and INSERT on their tables and UPDATE on named columns (no
+    table-wide UPDATE, no DELETE, no TRUNCATE: none of the lock modes that stop others reading or writing),
+    SELECT on the version. Instructors: SELECT on everything; on live sessions, INSERT and UPDATE of named
+    columns."""
     statements = [
         f"REVOKE ALL ON SCHEMA {SCHEMA} FROM PUBLIC",
         f"GRANT USAGE ON SCHEMA {SCHEMA} TO {LEARNER_ROLE}, {INSTRUCTOR_ROLE}",
+        f"REVOKE ALL ON {SCHEMA}.course_schema FROM PUBLIC, {LEARNER_ROLE}, {INSTRUCTOR_ROLE}",
         f"GRANT SELECT ON {SCHEMA}.course_schema TO {LEARNER_ROLE}, {INSTRUCTOR_ROLE}",
     ]
-    for table in tables:
+    for table in DATA_TABLES:
+        if version < _SINCE.get(table, 1):
+            continue
         name = f"{SCHEMA}.{table}"
         statements += [
-            f"REVOKE ALL ON {name} FROM PUBLIC",
-            f"GRANT SELECT, INSERT, UPDATE, DELETE ON {name} TO {LEARNER_ROLE}",
+            f"REVOKE ALL ON {name} FROM PUBLIC, {LEARNER_ROLE}, {INSTRUCTOR_ROLE}",
+            f"GRANT SELECT, INSERT, UPDATE ({_UPDATABLE[table]}) ON {name} TO {LEARNER_ROLE}",
             f"GRANT SELECT ON {name} TO {INSTRUCTOR_ROLE}",
-            f"DROP POLICY IF EXISTS learner_own_rows ON {name}",
-            f"CREATE POLICY learner_own_rows ON {name} FOR ALL TO {LEARNER_ROLE} "
-            "USING (learner = current_user::text) WITH CHECK (learner = current_user::text)",
-            f"DROP POLICY IF EXISTS instructor_reads_all ON {name}",
-            f"CREATE POLICY instructor_reads_all ON {name} FOR SELECT TO {INSTRUCTOR_ROLE} USING (true)",
         ]
     if version >= 3:
-        statements += _live_statements()
+        session, answer = f"{SCHEMA}.live_session", f"{SCHEMA}.live_answer"
+        started = "title, started_at, room" if version >= 4 else "title, started_at"
+        statements += [
+            f"REVOKE ALL ON {session}, {answer} FROM PUBLIC, {LEARNER_ROLE}, {INSTRUCTOR_ROLE}",
+            f"GRANT SELECT ON {session} TO {LEARNER_ROLE}, {INSTRUCTOR_ROLE}",
+            f"GRANT INSERT ({started}), "
+            f"UPDATE (ended_at, position, item_id, layout, asked_at, revealed_at) ON {session} "
+            f"TO {INSTRUCTOR_ROLE}",
+            f"GRANT SELECT, INSERT, UPDATE (answer, answered_at) ON {answer} TO {LEARNER_ROLE}",
+            f"GRANT SELECT ON {answer} TO {INSTRUCTOR_ROLE}",
+        ]
     return statements
 
 
-def _live_statements() -> list[str]:
-    """Live sessions: everyone in the class reads the sessions; an instructor starts and runs their own. A
-    learner reads and writes their own answers, to the open question only; an instructor reads them all."""
+@dataclass(frozen=True)
+class Policy:
+    """A row-level security policy: ``table``, ``name`` and the statement creating it."""
+
+    table: str
+    name: str
+    create: str
+
+
+def policies(version: int) -> list[Policy]:
+    """The policies on the tables of schema ``version``. A learner's: their own rows, ``learner =
+    current_user``, for reading and writing. An instructor's: every row, for reading. Live sessions: everyone
+    in the class reads the sessions; an instructor starts and runs their own. A learner reads and writes their
+    own answers, to the open question only; an instructor reads them all."""
+    found = []
+    for table in DATA_TABLES:
+        if version < _SINCE.get(table, 1):
+            continue
+        name = f"{SCHEMA}.{table}"
+        found += [
+            Policy(
+                table,
+                "learner_own_rows",
+                f"CREATE POLICY learner_own_rows ON {name} FOR ALL TO {LEARNER_ROLE} "
+                f"USING ({_MINE}) WITH CHECK ({_MINE})",
+            ),
+            Policy(
+                table,
+                "instructor_reads_all",
+                f"CREATE POLICY instructor_reads_all ON {name} FOR SELECT TO {INSTRUCTOR_ROLE} USING (true)",
+            ),
+        ]
+    if version < 3:
+        return found
     session, answer = f"{SCHEMA}.live_session", f"{SCHEMA}.live_answer"
-    mine = "learner = current_user::text"
-    return [
-        f"REVOKE ALL ON {session}, {answer} FROM PUBLIC",
-        f"GRANT SELECT ON {session} TO {LEARNER_ROLE}, {INSTRUCTOR_ROLE}",
-        "GRANT INSERT (title, started_at), "
-        f"UPDATE (ended_at, position, item_id, layout, asked_at, revealed_at) ON {session} "
-        f"TO {INSTRUCTOR_ROLE}",
-        f"GRANT SELECT, INSERT, UPDATE ON {answer} TO {LEARNER_ROLE}",
-        f"GRANT SELECT ON {answer} TO {INSTRUCTOR_ROLE}",
-        *(f"DROP POLICY IF EXISTS {policy} ON {table}" for policy, table in _LIVE_POLICIES),
-        f"CREATE POLICY class_reads ON {session} FOR SELECT TO {LEARNER_ROLE}, {INSTRUCTOR_ROLE} "
-        "USING (true)",
-        f"CREATE POLICY instructor_starts ON {session} FOR INSERT TO {INSTRUCTOR_ROLE} "
-        "WITH CHECK (instructor = current_user::text)",
-        f"CREATE POLICY instructor_runs ON {session} FOR UPDATE TO {INSTRUCTOR_ROLE} "
-        "USING (instructor = current_user::text) WITH CHECK (instructor = current_user::text)",
-        f"CREATE POLICY learner_reads_own ON {answer} FOR SELECT TO {LEARNER_ROLE} USING ({mine})",
-        f"CREATE POLICY learner_answers ON {answer} FOR INSERT TO {LEARNER_ROLE} "
-        f"WITH CHECK ({mine} AND {_OPEN_QUESTION})",
-        f"CREATE POLICY learner_changes ON {answer} FOR UPDATE TO {LEARNER_ROLE} USING ({mine}) "
-        f"WITH CHECK ({mine} AND {_OPEN_QUESTION})",
-        f"CREATE POLICY instructor_reads_all ON {answer} FOR SELECT TO {INSTRUCTOR_ROLE} USING (true)",
+    theirs = "instructor = current_user::text"
+    live = [
+        ("live_session", "class_reads", f"FOR SELECT TO {LEARNER_ROLE}, {INSTRUCTOR_ROLE} USING (true)"),
+        ("live_session", "instructor_starts", f"FOR INSERT TO {INSTRUCTOR_ROLE} WITH CHECK ({theirs})"),
+        (
+            "live_session",
+            "instructor_runs",
+            f"FOR UPDATE TO {INSTRUCTOR_ROLE} USING ({theirs}) WITH CHECK ({theirs})",
+        ),
+        ("live_answer", "learner_reads_own", f"FOR SELECT TO {LEARNER_ROLE} USING ({_MINE})"),
+        (
+            "live_answer",
+            "learner_answers",
+            f"FOR INSERT TO {LEARNER_ROLE} WITH CHECK ({_MINE} AND {_OPEN_QUESTION})",
+        ),
+        (
+            "live_answer",
+            "learner_changes",
+            f"FOR UPDATE TO {LEARNER_ROLE} USING ({_MINE}) WITH CHECK ({_MINE} AND {_OPEN_QUESTION})",
+        ),
+        ("live_answer", "instructor_reads_all", f"FOR SELECT TO {INSTRUCTOR_ROLE} USING (true)"),
     ]
-
-
-_LIVE_POLICIES = (
-    ("class_reads", "course.live_session"),
-    ("instructor_starts", "course.live_session"),
-    ("instructor_runs", "course.live_session"),
-    ("learner_reads_own", "course.live_answer"),
-    ("learner_answers", "course.live_answer"),
-    ("learner_changes", "course.live_answer"),
-    ("instructor_reads_all", "course.live_answer"),
-)
+    tables = {"live_session": session, "live_answer": answer}
+    return [
+        *found,
+        *(
+            Policy(table, name, f"CREATE POLICY {name} ON {tables[table]} {rule}")
+            for table, name, rule in live
+        ),
+    ]

@@ -13,6 +13,9 @@ and each learner opens their own store, as the role they log in as::
     store = postgres.PostgresStore.open("postgresql://alice:...@db.example/course")
 
 The server keeps every learner to their own rows (row-level security); an instructor reads them all.
+No message, log line or traceback holds a password: a URL that cannot be read is a ``MalformedURLError``
+that quotes none of it, and a role's password reaches the server as a SCRAM verifier only. Every call has a
+deadline (the connect timeout unless ``timeout_s`` says), and every error is a ``scheduler.StoreError``.
 A live class session (``LiveRoom``) is run by an instructor and answered by each learner from their own
 connection; its answers are kept apart from the learners' schedules.
 Importing ``scheduler`` does not import this module (nor psycopg).
@@ -26,15 +29,14 @@ from scheduler._postgres import (
     NotInstalledError,
     PostgresStore,
     SchemaTooOldError,
-    add_instructor,
-    add_learner,
     class_records,
     describe,
-    install,
     schema_version,
     with_learner,
 )
-from scheduler._postgres_live import LiveAnswers, LiveRoom, LiveState, QuestionClosedError
+from scheduler._postgres_connection import MalformedURLError, StoreRefusedError, login
+from scheduler._postgres_live import LiveAnswers, LiveRoom, LiveState, QuestionClosedError, RoomBusyError
+from scheduler._postgres_roles import add_instructor, add_learner, install
 from scheduler._postgres_schema import INSTRUCTOR_ROLE, LEARNER_ROLE, SCHEMA, SCHEMA_VERSION
 
 __all__ = [
@@ -47,15 +49,19 @@ __all__ = [
     "LiveAnswers",
     "LiveRoom",
     "LiveState",
+    "MalformedURLError",
     "NotInstalledError",
     "PostgresStore",
     "QuestionClosedError",
+    "RoomBusyError",
     "SchemaTooOldError",
+    "StoreRefusedError",
     "add_instructor",
     "add_learner",
     "class_records",
     "describe",
     "install",
+    "login",
     "schema_version",
     "with_learner",
 ]

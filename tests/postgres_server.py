@@ -1,5 +1,6 @@
 """A throw-away PostgreSQL cluster for the tests: ``initdb`` in a temporary folder, listening on a unix socket
-in that folder only (``listen_addresses=''``), password (scram-sha-256) authentication for every role.
+in that folder (and, with ``tcp=True``, on 127.0.0.1 at a free port: `tcp_url`), password (scram-sha-256)
+authentication for every role.
 
 Debian's PostgreSQL (``apt-get install postgresql``: /usr/lib/postgresql/<version>/bin) or any ``initdb`` on
 PATH. PostgreSQL refuses to run as root: as root the cluster is run as the ``postgres`` user (``runuser``),
@@ -12,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import socket
 import subprocess
 import tempfile
 from collections.abc import Mapping
@@ -22,7 +24,7 @@ import pytest
 
 ADMIN = "course_admin_test"  # the superuser the cluster is created with
 ADMIN_PASSWORD = "admin-secret"
-PORT = 5432  # the socket's name only: nothing listens on TCP
+PORT = 5432  # the socket's name only, unless the cluster listens on TCP (then its free port)
 ADVICE = (
     "PostgreSQL not found: install it with `apt-get install postgresql` (Debian) to run the PostgreSQL store "
     "tests"
@@ -59,8 +61,10 @@ def require_postgres(environ: Mapping[str, str] = os.environ) -> Path:
 class PostgresServer:
     """One cluster: ``start()``, ``stop()``, ``remove()``; URLs for the admin and for any role."""
 
-    def __init__(self, binaries: Path) -> None:
+    def __init__(self, binaries: Path, *, tcp: bool = False) -> None:
         self.binaries = binaries
+        self.tcp = tcp
+        self.port = free_port() if tcp else PORT
         self.as_root = os.geteuid() == 0
         self.folder = Path(tempfile.mkdtemp(prefix="course-pg-"))
         self.data = self.folder / "data"
@@ -94,9 +98,9 @@ class PostgresServer:
         )
         password_file.unlink()
         settings = {
-            "listen_addresses": "''",
+            "listen_addresses": "'127.0.0.1'" if self.tcp else "''",
             "unix_socket_directories": f"'{self.folder}'",
-            "port": str(PORT),
+            "port": str(self.port),
             "fsync": "off",
             "synchronous_commit": "off",
             "full_page_writes": "off",
@@ -104,7 +108,10 @@ class PostgresServer:
         }
         with (self.data / "postgresql.conf").open("a", encoding="utf-8") as conf:
             conf.writelines(f"{name} = {value}\n" for name, value in settings.items())
-        (self.data / "pg_hba.conf").write_text("local all all scram-sha-256\n", encoding="utf-8")
+        hba = "local all all scram-sha-256\n" + (
+            "host all all 127.0.0.1/32 scram-sha-256\n" if self.tcp else ""
+        )
+        (self.data / "pg_hba.conf").write_text(hba, encoding="utf-8")
 
     def _run(self, program: str, *arguments: str) -> None:
         command = [str(self.binaries / program), *arguments]
@@ -128,7 +135,17 @@ class PostgresServer:
         secret = "" if password is None else ":" + quote(password, safe="")
         return (
             f"postgresql://{quote(user, safe='')}{secret}@/{quote(database, safe='')}"
-            f"?host={quote(str(self.folder), safe='')}&port={PORT}"
+            f"?host={quote(str(self.folder), safe='')}&port={self.port}"
+        )
+
+    def tcp_url(self, user: str, password: str | None, database: str, port: int | None = None) -> str:
+        """A URL over TCP to 127.0.0.1 at `port` (default: the cluster's own; a proxy's, say)."""
+        if not self.tcp:
+            raise RuntimeError("this cluster listens on its unix socket only: PostgresServer(..., tcp=True)")
+        secret = "" if password is None else ":" + quote(password, safe="")
+        return (
+            f"postgresql://{quote(user, safe='')}{secret}@127.0.0.1:{port or self.port}/"
+            f"{quote(database, safe='')}"
         )
 
     def admin_url(self, database: str = "postgres") -> str:
@@ -150,14 +167,19 @@ class PostgresServer:
         return name
 
     def ensure_role(self, name: str) -> None:
-        """A login role ``name`` with its test password (in no group), unless it exists."""
+        """A login role ``name`` with its test password, unless it exists: a learner of the course (in
+        ``course_learner``, made as ``install`` makes it when missing), so that ``add_learner`` takes it as
+        one of its own, as it takes no other role."""
         import psycopg
         from psycopg import sql
 
         with psycopg.connect(self.admin_url(), autocommit=True) as connection:
+            group = connection.execute("SELECT 1 FROM pg_roles WHERE rolname = 'course_learner'").fetchone()
+            if group is None:
+                connection.execute("CREATE ROLE course_learner NOLOGIN NOINHERIT")
             if connection.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (name,)).fetchone() is None:
                 connection.execute(
-                    sql.SQL("CREATE ROLE {} LOGIN PASSWORD {}").format(
+                    sql.SQL("CREATE ROLE {} LOGIN PASSWORD {} IN ROLE course_learner").format(
                         sql.Identifier(name), sql.Literal(learner_password(name))
                     )
                 )
@@ -170,6 +192,13 @@ class PostgresServer:
                 connection.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone()
                 is not None
             )
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
 
 
 def database_for(location: Path) -> str:

@@ -99,19 +99,40 @@ def test_an_instructor_starting_again_ends_their_session_still_running(klass: Cl
         again = teacher.start("after it", T0 + timedelta(minutes=3))
         assert teacher.state(lost.session).ended and not again.ended
         assert not other.state(theirs.session).ended  # another instructor's session goes on
-        assert ana.state() == again
+        assert ana.state(room="teacher") == again
         with pytest.raises(postgres.QuestionClosedError):
             ana.answer(lost, "0", T0 + timedelta(minutes=4))
 
 
-def test_learners_see_the_latest_open_session(klass: Class) -> None:
+def test_each_room_runs_one_session_and_learners_follow_the_room_they_join(klass: Class) -> None:
+    """Issue 21, item 7: two instructors teaching at once do not collide; a Start moves only its room."""
     with klass.room("teacher") as teacher, klass.room("other_teacher") as other, klass.room("cy") as cy:
         first = teacher.start("morning", T0)
-        second = other.start("afternoon", T0 + timedelta(hours=4))
-        assert cy.state() == second
-        other.end(second.session, T0 + timedelta(hours=5))
-        assert cy.state() == first
+        assert (first.room, cy.state()) == ("teacher", first)  # one session running: it is the one
+        second = other.start("afternoon", T0 + timedelta(hours=4))  # in other_teacher's room
+        assert cy.open_sessions() == [second, first]  # by room
+        with pytest.raises(ValueError) as several:
+            cy.state()
+        assert str(several.value) == (
+            "2 live sessions are running, in rooms 'other_teacher', 'teacher': name the room"
+        )
+        assert cy.state(room="teacher") == first and cy.state(room="other_teacher") == second
+        with pytest.raises(postgres.RoomBusyError) as busy:
+            other.start("mine now", T0 + timedelta(hours=5), room="teacher")
+        assert str(busy.value) == (
+            f"room 'teacher' has a live session running (session {first.session}, started by teacher); "
+            "choose another room, or ask teacher to end theirs"
+        )
+        assert cy.state(room="teacher") == first and not other.state(second.session).ended  # unchanged
+        hall = teacher.start("in the hall", T0 + timedelta(hours=6), room="Lecture hall B")
+        assert hall.room == "Lecture hall B" and teacher.state(first.session).ended  # one session each
+        assert cy.state(room="teacher") is None and cy.state(room="Lecture hall B") == hall
+        other.end(second.session, T0 + timedelta(hours=7))
+        assert cy.state() == hall and cy.state(room="other_teacher") is None
         assert cy.state(second.session) == other.state(second.session)
+        for room in ("", "x" * 64, "tab\there"):
+            with pytest.raises(ValueError, match="a room is named by 1 to 63 characters"):
+                teacher.start("s", T0, room=room)
 
 
 def test_the_server_enforces_who_runs_and_who_answers(klass: Class) -> None:
@@ -153,6 +174,32 @@ def test_the_server_enforces_who_runs_and_who_answers(klass: Class) -> None:
             raw.execute("DELETE FROM course.live_answer")
 
 
+def test_nothing_but_an_answer_is_kept_as_a_live_answer(klass: Class) -> None:
+    """Issue 21, item 9: a learner's free text never reaches the projector; the server refuses it too."""
+    with klass.room("teacher") as teacher, klass.room("ana") as ana:
+        state = teacher.ask(teacher.start("s", T0).session, "q", T0)
+        for answer in ("0", "12", "-0.125", "1e-05", "6.02e+23"):
+            ana.answer(state, answer, T0)
+        for answer in ("", "hello", "4 h", "1/8", "0x1F", " 3", "1" * 33, "inf", "1.5E3"):
+            with pytest.raises(ValueError) as refused:
+                ana.answer(state, answer, T0)
+            assert str(refused.value) == (
+                "answer must be an option's index or a number (digits, a sign, a point, an exponent; at most "
+                f"32 characters), got {answer!r}"
+            )
+        assert teacher.answers(state.session, 1).counts == {"6.02e+23": 1}
+    with psycopg.connect(klass.url("ben"), autocommit=True) as raw:
+        for text in ("Vote for me!", "<b>1</b>", "1" * 33):
+            with pytest.raises(
+                psycopg.errors.CheckViolation, match='violates check constraint "live_answer_is_an_answer"'
+            ):
+                raw.execute(
+                    "INSERT INTO course.live_answer (session_id, position, item_id, answer, answered_at) "
+                    "VALUES (%s, 1, 'q', %s, 0)",
+                    (state.session, text),
+                )
+
+
 def test_live_answers_change_no_schedule(klass: Class) -> None:
     with klass.room("teacher") as teacher, klass.room("ana") as ana:
         state = teacher.ask(teacher.start("s", T0).session, "q", T0)
@@ -168,9 +215,9 @@ def test_an_older_schema_is_refused(postgres_server: PostgresServer) -> None:
     admin = postgres_server.admin_url(name)
     postgres.install(admin, migrations=MIGRATIONS[:2])
     postgres.add_instructor(admin, "teacher", password=learner_password("teacher"))
-    with pytest.raises(postgres.SchemaTooOldError, match=r"older schema \(2; this version uses 3\)"):
+    with pytest.raises(postgres.SchemaTooOldError, match=r"older schema \(2; this version uses 4\)"):
         postgres.LiveRoom.open(postgres_server.learner_url(name, "teacher"))
-    assert postgres.install(admin) == 3
+    assert postgres.install(admin) == 4
     with postgres.LiveRoom.open(postgres_server.learner_url(name, "teacher")) as room:
         assert room.state() is None
 
@@ -185,9 +232,26 @@ def test_the_lock_timeout_is_no_session_state(klass: Class) -> None:
 
 
 def test_the_connect_timeout_is_the_urls_or_the_environments_else_ten_seconds() -> None:
-    from scheduler._postgres import connect_options
+    """It is also each call's deadline (and ``tcp_user_timeout``); every connection is autocommit, prepares
+    no statement (PgBouncer in transaction mode) and has TCP keepalives, unless the URL sets its own."""
+    from scheduler._postgres_connection import connect_options, timeout_of
 
     url = "postgresql://ana@db.example/course"
-    assert connect_options(url, {}) == {"autocommit": True, "connect_timeout": 10}
-    assert connect_options(url, {"PGCONNECT_TIMEOUT": "5"}) == {"autocommit": True}  # libpq reads it
-    assert connect_options(url + "?connect_timeout=3", {}) == {"autocommit": True}
+    base = {"autocommit": True, "prepare_threshold": None}
+    keepalives = {"keepalives": 1, "keepalives_idle": 30, "keepalives_interval": 10, "keepalives_count": 3}
+    bounded = {**keepalives, "tcp_user_timeout": 10000}
+    assert connect_options(url, {}) == {**base, "connect_timeout": 10, **bounded}
+    assert connect_options(url, {"PGCONNECT_TIMEOUT": "5"}) == {  # libpq reads it
+        **base,
+        **keepalives,
+        "tcp_user_timeout": 5000,
+    }
+    assert connect_options(url + "?connect_timeout=3&keepalives_idle=5&tcp_user_timeout=0", {}) == {
+        **base,
+        "keepalives": 1,
+        "keepalives_interval": 10,
+        "keepalives_count": 3,
+    }
+    assert (timeout_of(url, {}), timeout_of(url, {"PGCONNECT_TIMEOUT": "4"})) == (10, 4)
+    assert timeout_of(url + "?connect_timeout=3", {"PGCONNECT_TIMEOUT": "4"}) == 3
+    assert timeout_of(url + "?connect_timeout=0", {}) == 10  # libpq's "no timeout": no deadline is none here

@@ -246,3 +246,126 @@ def test_the_class_report_widget_shows_every_learner(urls: dict[str, str]) -> No
         store.record(BANK.questions("01")[1].id, 3, T0 + timedelta(minutes=6))
     widget.refresh()
     assert widget.report.questions[0].learners == 3 and len(widget.report.questions) == 2
+
+
+def test_two_instructors_teach_at_once_and_each_learner_stays_in_their_room(
+    postgres_server: PostgresServer, urls: dict[str, str]
+) -> None:
+    """Issue 21, item 7: a Start in another room moves nobody; a learner who has not chosen is offered the
+    rooms running."""
+    database = urls["teacher"].split("@/")[1].split("?")[0]
+    postgres.add_instructor(postgres_server.admin_url(database), "other_teacher", password="pw-other_teacher")
+    first = projector(urls["teacher"])
+    first.start()
+    ana = learner(urls["ana"])  # one session running: she joins its room
+    assert ana.joined == "teacher" and ana.presentation == first.presentation
+    second = LiveProjectorWidget(
+        live_questions(BANK, ("02",)),
+        ("02",),
+        room=postgres.LiveRoom.open(postgres_server.url("other_teacher", "pw-other_teacher", database)),
+        room_name="Hall B",
+        clock=Ticking(),
+        rng=random.Random(4),
+        every=None,
+        bank=BANK,
+    )
+    assert text(second.prompt) == (
+        "Press Start to begin in room “Hall B”. Learners join with live() in a notebook, or "
+        'live(room="Hall B") while other rooms run sessions too.'
+    )
+    second.start()
+    assert text(second.header).endswith("room “Hall B”")
+    ana.refresh()
+    assert ana.state.session == first.state.session and ana.presentation == first.presentation  # not moved
+    ben = learner(urls["ben"])
+    assert text(ben.prompt) == (
+        "2 live sessions are running: room “Hall B” (other_teacher: Lesson 02), room “teacher” (teacher: "
+        'Lesson 01). Join yours with its button below, or run live(room="Hall B").'
+    )
+    (row,) = ben.answer_area.children
+    assert [button.description for button in row.children] == ["Join Hall B", "Join teacher"]
+    row.children[0].click()  # ben's class is in Hall B
+    assert ben.joined == "Hall B" and ben.presentation == second.presentation
+    cy = LiveAnswerWidget(
+        room=postgres.LiveRoom.open(urls["cy"]), room_name="teacher", clock=Ticking(), every=None, bank=BANK
+    )
+    assert cy.presentation == first.presentation
+    assert second.presentation is not None and first.presentation is not None
+    ben.answer_choice(second.presentation.right_position)
+    ana.answer_choice(first.presentation.right_position)
+    first.refresh()
+    second.refresh()
+    assert (text(first.tally), text(second.tally)) == ("1 answered", "1 answered")
+    second.end()  # Hall B ends; the teacher's room goes on
+    for widget in (ana, ben, cy):
+        widget.refresh()
+    assert text(ben.prompt).startswith("The live session has ended. You answered 1 question, 1 right.")
+    assert ana.presentation == cy.presentation == first.presentation and not ana.state.ended
+
+
+def test_the_projector_counts_only_answers_the_question_can_have(urls: dict[str, str]) -> None:
+    """Issue 21, item 9: what a learner writes into the class database by hand that is no answer to the
+    question asked (an option it does not have; text, which the server refuses) never reaches the
+    projector."""
+    import psycopg
+
+    screen = projector(urls["teacher"])
+    screen.start()
+    presentation = screen.presentation
+    assert presentation is not None and presentation.question.kind == "choice"
+    ana = learner(urls["ana"])
+    ana.answer_choice(presentation.right_position)
+    with psycopg.connect(urls["ben"], autocommit=True) as ben:
+        ben.execute(
+            "INSERT INTO course.live_answer (session_id, position, item_id, answer, answered_at) "
+            "VALUES (%s, 1, %s, '17', 0)",
+            (screen.state.session, presentation.question.id),
+        )
+        with pytest.raises(psycopg.errors.CheckViolation):
+            ben.execute(
+                "UPDATE course.live_answer SET answer = 'Vote ben!' WHERE session_id = %s",
+                (screen.state.session,),
+            )
+    screen.refresh()
+    assert text(screen.tally) == "1 answered" and sum(_bar_counts(screen)) == 1
+    screen.end()
+    assert text(screen.answer).startswith("Most missed first missed right question 0% 1 of 1 ")  # ben's: none
+
+
+def test_a_numeric_live_answer_is_recorded_as_its_number_written_one_way() -> None:
+    from course.live import numeric_answer, valid_answer
+
+    question = next(q for q in BANK.questions("01") if q.kind == "numeric" and q.unit == "bits")
+    assert [numeric_answer(question, typed) for typed in ("3", "3 bits", "3.0", "6/2", "3e0", "−3")] == [
+        "3",
+        "3",
+        "3",
+        "3",
+        "3",
+        "-3",
+    ]
+    assert [numeric_answer(question, typed) for typed in ("0.125", "1/8", "1.25e-1", "1e-5")] == [
+        "0.125",
+        "0.125",
+        "0.125",
+        "1e-05",
+    ]
+    for typed in ("inf", "nan", "three", "1/0"):
+        with pytest.raises(ValueError, match="not a number"):
+            numeric_answer(question, typed)
+    assert [valid_answer(question, answer) for answer in ("3", "-0.5", "1e-05", "4 h", "inf", "")] == [
+        True,
+        True,
+        True,
+        False,
+        False,
+        False,
+    ]
+    choice = next(q for q in BANK.questions("01") if q.kind == "choice")
+    assert [valid_answer(choice, answer) for answer in ("0", "01", str(len(choice.options)), "²", "x")] == [
+        True,
+        False,
+        False,
+        False,
+        False,
+    ]

@@ -12,7 +12,18 @@ import pytest
 from fixed_clock import T0
 from store_helpers import child_env
 
-from course.outbox import Kept, Outbox, OutboxError, kept_note, outbox_path, sent_note, waiting_note
+from course.outbox import (
+    Kept,
+    Outbox,
+    OutboxError,
+    OutboxOwnerError,
+    Owner,
+    kept_note,
+    legacy_path,
+    outbox_path,
+    sent_note,
+    waiting_note,
+)
 from scheduler import LogEntry, Rating, Store, StoreUnavailableError
 
 PICK = Kept(LogEntry("01-pick", Rating.AGAIN, T0, 7250), deck="01")
@@ -180,16 +191,69 @@ def test_two_kernels_of_one_learner_share_it(outbox: Outbox) -> None:
     )
 
 
-def test_one_file_per_class_database_and_learner(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_one_file_per_learner_and_class_whatever_the_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("COURSE_OUTBOX", raising=False)
-    a = outbox_path("postgresql://ana@db.example/course", "ana", tmp_path)
+    a = outbox_path(Owner("ana", "course"), tmp_path)
     assert a.parent == tmp_path and a.name.startswith("outbox-ana-") and a.suffix == ".jsonl"
-    assert outbox_path("postgresql://ana@db.example/other", "ana", tmp_path) != a
-    assert outbox_path("postgresql://bo@db.example/course", "bo b/..", tmp_path).name.startswith(
-        "outbox-bo_b_..-"
-    )
+    assert outbox_path(Owner("ana", "other"), tmp_path) != a
+    assert outbox_path(Owner("bo b/..", "course"), tmp_path).name.startswith("outbox-bo_b_..-")
     monkeypatch.setenv("COURSE_OUTBOX", str(tmp_path / "env"))
-    assert outbox_path("postgresql://ana@db.example/course", "ana").parent == tmp_path / "env"
+    assert outbox_path(Owner("ana", "course")).parent == tmp_path / "env"
+    # names that the naming before (a location's digest, the learner made safe for a file name) sent to
+    # four files: nine learners whose URL names no role ($PGUSER names it) shared them
+    names = ["ana b", "ana_b", "ana/b", "bo@b", "bo b", "a" * 40 + "x", "a" * 40 + "y", "é", "ü"]
+    location = "postgresql://@db.example/course"
+    assert len({legacy_path(location, name, tmp_path) for name in names}) == 4
+    assert len({outbox_path(Owner(name, "course"), tmp_path) for name in names}) == 9
+    assert outbox_path(Owner("ana", "b-course"), tmp_path) != outbox_path(Owner("ana-b", "course"), tmp_path)
+
+
+def test_the_file_says_whose_answers_it_keeps_and_takes_nobody_elses(tmp_path: Path) -> None:
+    ana = Outbox(tmp_path / "box.jsonl", Owner("ana", "course"))
+    ana.keep(PICK)
+    ana.keep(DRILL)
+    lines = ana.path.read_text(encoding="utf-8").splitlines()
+    assert lines[0] == '{"kind": "owner", "learner": "ana", "database": "course"}'
+    assert len(lines) == 3 and ana.pending() == [PICK, DRILL]
+    before = ana.path.read_bytes()
+    for other in (Owner("bob", "course"), Owner("ana", "other")):
+        with pytest.raises(OutboxOwnerError) as refused:
+            Outbox(ana.path, other).keep(NUMBER)
+        assert str(refused.value) == (
+            f"{ana.path} holds the answers of 'ana' in the class database 'course', not {other.learner!r} in "
+            f"{other.database!r}: they were not sent, and nothing was added to it"
+        )
+    with Store.open(tmp_path / "p.sqlite3") as store:
+        with pytest.raises(OutboxOwnerError) as refused:
+            ana.send(store, learner="bob")  # a store that logs in as bob
+        assert str(refused.value) == (
+            f"{ana.path} holds the answers of 'ana' in the class database 'course', not 'bob', whom the "
+            "store logs in as: they were not sent, and nothing was added to it"
+        )
+        assert ana.path.read_bytes() == before and store.reviews() == []
+        assert ana.send(store, learner="ana") == 2
+    assert ana.path.read_bytes() == b""
+    ana.keep(NUMBER)  # an emptied file gets its owner's line again
+    assert ana.path.read_text(encoding="utf-8").splitlines()[0] == lines[0]
+    with ana.path.open("a", encoding="utf-8") as handle:
+        handle.write(lines[0] + "\n")  # an owner's line anywhere but first is not an answer
+    with pytest.raises(OutboxError, match="line 3, is not an answer kept for the class database"):
+        ana.pending()
+
+
+def test_a_file_of_the_naming_before_is_adopted_once(tmp_path: Path) -> None:
+    old = legacy_path("postgresql://ana@old.example:5432/course", "ana", tmp_path)
+    Outbox(old).keep(PICK)  # as the naming before wrote it: no owner's line
+    Outbox(old).keep(NUMBER)
+    ana = Outbox(outbox_path(Owner("ana", "course"), tmp_path), Owner("ana", "course"))
+    ana.keep(PICK)  # kept in both (a crash between adopting and deleting): taken once
+    assert ana.adopt(old) == 2
+    assert not old.exists() and not old.with_name(old.name + ".lock").exists()
+    number = Kept(LogEntry("01-number", Rating.GOOD, T0 + timedelta(seconds=30), 4000))
+    assert ana.pending() == [PICK, number]
+    assert ana.adopt(old) == 0
 
 
 def test_what_the_learner_is_told() -> None:

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 
 from course.bank import Question
 from course.keeping import KeepingStore
-from course.outbox import kept_note, sent_note, waiting_note
+from course.outbox import note_for, sent_note, waiting_note
 from course.outlook import lesson_label
 from course.store_source import StoreSource
 from course.terminal.console import Console, Quit
@@ -43,7 +43,7 @@ class Keeper:
         self.kept = kept is not None
         said = [sent_note(self._source.take_sent())]
         if kept is not None:
-            said.append(kept_note(kept.detail))
+            said.append(note_for(kept))
         return [note for note in said if note]
 
     def waiting(self) -> str:

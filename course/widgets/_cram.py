@@ -16,7 +16,7 @@ import ipywidgets as widgets
 from course.bank import Bank, Question, load_bank
 from course.keeping import KeepingStore
 from course.lessons import lesson_id, lesson_title
-from course.outbox import kept_note
+from course.outbox import note_for
 from course.ratings import MEANINGS, NAMES
 from course.store_source import StoreLike, StoreSource
 from course.widgets._chrome import view_bundle
@@ -177,7 +177,7 @@ class CramWidget(QuestionPanel):
         self.session.answer(item, rating, at, duration)
         kept = self._keeping.take_kept() if self._keeping is not None else None
         if kept is not None:
-            return kept_note(kept.detail)
+            return note_for(kept)
         if rating == Rating.AGAIN:
             return "Logged as practice: Again. It comes back before the end of this practice."
         return f"Logged as practice: {NAMES[rating]}."

@@ -1,13 +1,17 @@
 """`live()`: a learner's side of a live class review, in the learner's own kernel.
 
-It follows the live session running in the class database (the latest one started, or the one named): it
-shows the question the instructor asks now, with the options in the projector's order and labels, and sends
+It follows one room of the class database: the room named (``live(room=...)``, or ``$COURSE_ROOM``), else
+the room of the one session running (several running: it lists their rooms, each with a button to join, and
+waits for the learner's choice); a session started in another room never moves it. It shows the question the
+instructor asks now, with the options in the projector's order and labels, and sends
 the learner's answer, which may be changed until the instructor reveals it; then it says whether it was right,
 with the explanation. It looks at the class database every second (`Poller`). Live answers are kept apart
 from the learner's schedule.
 
-When the class database cannot be reached, an answer is kept in the widget and sent at the next look that
-reaches it; the learner is told both times, and told if the question closed meanwhile.
+When the class database cannot be reached (or does not answer within its deadline), an answer is kept in the
+widget and sent at the next look that reaches it; the learner is told both times, and told if the question
+closed meanwhile. While the widget looks in the background (a `Poller`), a click never waits for the class
+database: the answer is sent from a thread of its own, and the widget says what became of it.
 """
 
 from __future__ import annotations
@@ -26,9 +30,12 @@ from course.live import (
     answer_of,
     class_url,
     is_right,
+    numeric_answer,
     open_room,
     presentation_of,
     right_text,
+    room_of,
+    rooms_text,
     shown_answer,
 )
 from course.presenting import Presentation
@@ -56,7 +63,9 @@ TEXT = (
 class LiveAnswerWidget:
     """A learner's view of a live session. `root` is the widget to display; `refresh` looks at the class
     database once (the poller calls it every `every` seconds; tests call it). `room` is a
-    `scheduler.postgres.LiveRoom`, default one opened on `class_url(db)`."""
+    `scheduler.postgres.LiveRoom`, default one opened on `class_url(db)`. With `background` (default: when it
+    polls) an answer is sent from a thread, never from the click's (the kernel's) own: `wait_sent` waits for
+    it."""
 
     def __init__(
         self,
@@ -64,24 +73,34 @@ class LiveAnswerWidget:
         db: str | None = None,
         session: int | None = None,
         room: Any = None,
+        room_name: str | None = None,
         clock: Clock | None = None,
         every: float | None = 1.0,
         bank: Bank | None = None,
+        background: bool | None = None,
     ) -> None:
         self.bank = bank or load_bank()
-        self.url = None if room is not None else class_url(db)
+        self.background = every is not None if background is None else background
+        try:
+            self.url = None if room is not None else class_url(db)
+        except StoreError as err:  # a learner's name the class database cannot have: said below
+            self.url, room = None, _Unusable(err)
         self.room = room
         self.follow = session
+        self.joined = room_name  # the room followed (None: not chosen yet)
+        self._choosing: tuple[tuple[str, str, str], ...] = ()  # the rooms offered, while several run
         self.clock = clock or real_clock
         self.state: Any = None  # the scheduler.postgres.LiveState shown
         self.question: Question | None = None
         self.presentation: Presentation | None = None
         self.mine: str | None = None  # this learner's answer to the question shown, as recorded
         self.pending: str | None = None  # an answer kept here until the class database is back
+        self.sending: str | None = None  # an answer a thread is sending now (`background`)
+        self._sender: threading.Thread | None = None
         self.revealed = False
         self.ended: set[int] = set()  # sessions seen to end
         self.verdicts: dict[int, bool] = {}  # position -> right, for the questions answered and revealed
-        self._lock = threading.RLock()
+        self._lock = threading.RLock()  # held while the class database is used: never taken by a click
         self._trouble = False  # the last look could not reach the class database
         self.header = widgets.HTML()
         self.prompt = widgets.HTMLMath()
@@ -148,7 +167,7 @@ class LiveAnswerWidget:
         with self._lock:
             try:
                 room = self._room()
-                state = room.state(self.follow)
+                state = self._look(room)
                 if self._trouble:  # reached again: the problem shown is over
                     self._trouble = False
                     self.notice.value = ""
@@ -158,11 +177,57 @@ class LiveAnswerWidget:
                 self._follow(room, state)
             except StoreError as err:
                 self._trouble = True
+                said = "cannot be reached" if isinstance(err, StoreUnavailableError) else "cannot be used"
                 self.notice.value = (
-                    f"<p><b>The class database cannot be reached</b> ({html.escape(str(err))}). "
+                    f"<p><b>The class database {said}</b> ({html.escape(str(err))}). "
                     "Trying again every second.</p>"
                 )
             return True
+
+    def _look(self, room: Any) -> Any:
+        """The session followed now: the one named; else the one running in the room joined; else (no room
+        chosen) the one session running, whose room is joined from now on. None while there is none, or while
+        several run and the learner has not chosen (they are offered)."""
+        if self.follow is not None:
+            return room.state(self.follow)
+        if self.joined is not None:
+            return room.state(room=self.joined)
+        running = room.open_sessions()
+        if len(running) == 1:
+            self._offer(())
+            self.joined = running[0].room
+            return running[0]
+        self._offer(tuple(running))
+        return None
+
+    def _offer(self, running: tuple[Any, ...]) -> None:
+        """Show the rooms of the sessions `running` (several), each with a button that joins it; () when
+        there is nothing to choose (any more)."""
+        offered = tuple((state.room, state.instructor, state.title) for state in running)
+        if offered == self._choosing:
+            return
+        self._choosing = offered
+        if not running:
+            self._waiting()
+            return
+        self.header.value = "<h3>Live class review</h3>"
+        self.prompt.value = f"<p>{html.escape(rooms_text(running))}</p>"
+        buttons = []
+        for state in running:
+            button = widgets.Button(description=f"Join {state.room}", tooltip=f"Follow room {state.room}")
+            button.on_click(lambda _b, chosen=state.room: self.join(chosen))
+            buttons.append(button)
+        self.answer_area.children = (widgets.HBox(buttons, layout=widgets.Layout(flex_flow="row wrap")),)
+        self._announce(rooms_text(running))
+
+    def join(self, room: str) -> None:
+        """Follow `room` from now on (a button of the rooms offered): at the next look, or now when the
+        widget does not look by itself."""
+        self.joined, self._choosing = room, ()
+        self.answer_area.children = ()
+        self.prompt.value = f"<p>Joining room “{html.escape(room)}”…</p>"
+        if self.poller is None:
+            self.refresh()
 
     def _follow(self, room: Any, state: Any) -> None:
         if state is None:
@@ -263,45 +328,81 @@ class LiveAnswerWidget:
             return
         text = (self.number_input.value if typed is None else typed).strip()
         try:
-            self.question.parse_number(text)
+            answer = numeric_answer(self.question, text)  # the number, written one way
         except ValueError:
             shown = html.escape(repr(text)) if text else "Nothing typed"
             self.notice.value = f"<p>✗ {shown}: type a number, e.g. 64 or 0.125.</p>"
             self._announce(html_text(self.notice.value))
             return
-        self._send(text)
+        self._send(answer)
 
     def _send(self, answer: str) -> None:
+        state, presentation = self.state, self.presentation
+        if state is None or self.revealed or presentation is None:
+            return
+        label, at = shown_answer(presentation, answer), self._now()
+        if not self.background:
+            with self._lock:
+                self._deliver(state, answer, label, at)
+            return
+        self.sending = answer  # the latest click's: an earlier one's thread, still waiting, sends nothing
+        self.notice.value = f"<p>Sending: {html.escape(label)}…</p>"
+        self._mark_mine()
+        self._announce(html_text(self.notice.value))
+        sender = threading.Thread(
+            target=self._deliver_later, args=(state, answer, label, at), name="course-live-send", daemon=True
+        )
+        self._sender = sender
+        sender.start()
+
+    def wait_sent(self, timeout: float | None = None) -> bool:
+        """Wait (at most `timeout` seconds) until the answer being sent has been sent or has failed; whether
+        it has."""
+        sender = self._sender
+        if sender is not None:
+            sender.join(timeout)
+        return sender is None or not sender.is_alive()
+
+    def _deliver_later(self, state: Any, answer: str, label: str, at: datetime) -> None:
+        with self._lock:
+            if self.sending != answer:
+                return  # a later click's answer replaced it
+            try:
+                self._deliver(state, answer, label, at)
+            finally:
+                if self.sending == answer:
+                    self.sending = None
+
+    def _deliver(self, state: Any, answer: str, label: str, at: datetime) -> None:
+        """Send `answer` to the question `state` shows, and say what became of it (holding `_lock`)."""
         from scheduler.postgres import QuestionClosedError
 
-        with self._lock:
-            if self.state is None or self.revealed or self.presentation is None:
-                return
-            label = shown_answer(self.presentation, answer)
-            try:
-                self._room().answer(self.state, answer, self._now())
-            except QuestionClosedError:
-                self.notice.value = "<p>Too late: this question is closed, your answer was not counted.</p>"
-            except StoreUnavailableError as err:
-                self.pending = answer
-                self.notice.value = (
-                    "<p><b>Not sent yet:</b> the class database cannot be reached "
-                    f"({html.escape(str(err))}). Your answer {html.escape(label)} is kept here and sent "
-                    "as soon as it is back.</p>"
-                )
-            except StoreError as err:
-                self.notice.value = f"<p><b>Not sent:</b> {html.escape(str(err))}</p>"
-            else:
-                self.mine, self.pending = answer, None
-                self.notice.value = (
-                    f"<p>Sent: {html.escape(label)}. You can change it until the answer is revealed.</p>"
-                )
-            self._mark_mine()
-            self._announce(html_text(self.notice.value))
+        try:
+            self._room().answer(state, answer, at)
+        except QuestionClosedError:
+            self.notice.value = "<p>Too late: this question is closed, your answer was not counted.</p>"
+        except StoreUnavailableError as err:
+            self.pending = answer
+            self.notice.value = (
+                "<p><b>Not sent yet:</b> the class database cannot be reached "
+                f"({html.escape(str(err))}). Your answer {html.escape(label)} is kept here and sent "
+                "as soon as it is back.</p>"
+            )
+        except StoreError as err:
+            self.notice.value = f"<p><b>Not sent:</b> {html.escape(str(err))}</p>"
+        else:
+            self.mine, self.pending = answer, None
+            self.notice.value = (
+                f"<p>Sent: {html.escape(label)}. You can change it until the answer is revealed.</p>"
+            )
+        self._mark_mine()
+        self._announce(html_text(self.notice.value))
 
     def _send_pending(self, room: Any) -> None:
         from scheduler.postgres import QuestionClosedError
 
+        if self.sending is not None:  # an answer being sent now replaces the one kept
+            return
         if self.pending is None or self.state is None or self.presentation is None:
             return
         label = shown_answer(self.presentation, self.pending)
@@ -321,7 +422,7 @@ class LiveAnswerWidget:
         self._mark_mine()
 
     def _mark_mine(self) -> None:
-        chosen = self.pending if self.pending is not None else self.mine
+        chosen = next((one for one in (self.sending, self.pending, self.mine) if one is not None), None)
         for position, button in enumerate(self.option_buttons):
             picked = self.presentation is not None and chosen == answer_of(self.presentation, position)
             button.button_style = "info" if picked else ""
@@ -370,9 +471,28 @@ class LiveAnswerWidget:
         self.status.value = f"<p>{html.escape(text)}</p>"
 
 
+class _Unusable:
+    """A room that cannot be opened: every use raises the `StoreError` that says why."""
+
+    def __init__(self, problem: StoreError) -> None:
+        self.problem = problem
+
+    def __getattr__(self, name: str) -> Any:
+        raise self.problem
+
+    def close(self) -> None:
+        pass
+
+
 def live(
-    session: int | None = None, *, db: str | None = None, clock: Clock | None = None
+    session: int | None = None,
+    *,
+    room: str | None = None,
+    db: str | None = None,
+    clock: Clock | None = None,
 ) -> LiveAnswerWidget:
-    """Join the live class review: ``live()`` follows the latest live session in the class database
-    (``$COURSE_DB``, or `db`); `session` names another. Without a class database it says so."""
-    return LiveAnswerWidget(db=db, session=session, clock=clock)
+    """Join the live class review: ``live()`` follows the live session running in the class database
+    (``$COURSE_DB``, or `db`), and stays in its room; while sessions run in several rooms it lists them, to
+    join one. ``live(room="Hall B")`` (or ``$COURSE_ROOM``) follows that room; `session` names one session.
+    Without a class database it says so."""
+    return LiveAnswerWidget(db=db, session=session, room_name=room_of(room), clock=clock)

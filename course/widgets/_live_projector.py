@@ -1,11 +1,13 @@
 """`live_projector(*lessons)`: the instructor's side of a live class review, on the projector.
 
-Start begins a session in the class database (as the instructor's role) and asks the first question; each
-learner answers in their own notebook (`live()`). The projector shows, as the answers arrive (it looks every
-second), how many have answered and how many chose each option (or typed each number); Reveal (Space) closes
-the question and marks the right answer; Next (→) asks the next one; End (or Next after the last) ends the
-session and ranks the questions by miss rate, with the sections to revisit. Live answers are kept apart from
-every learner's schedule.
+Start begins a session in the class database (as the instructor's role), in a room (the instructor's own,
+named after their role, unless `room` names another: two instructors teaching at once do not collide), and
+asks the first question; each learner answers in their own notebook (`live()`, which follows that room).
+The projector shows, as the answers arrive (it looks every second), how many have answered and how many
+chose each option (or typed each number: only answers the question can have are counted, so nothing else a
+learner writes reaches the projector); Reveal (Space) closes the question and marks the right answer; Next
+(→) asks the next one; End (or Next after the last) ends the session and ranks the questions by miss rate,
+with the sections to revisit. Live answers are kept apart from every learner's schedule.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from course.bank import Bank, Question, load_bank
 from course.lessons import lesson_id
 from course.live import (
     class_url,
+    counted,
     layout_text,
     live_questions,
     open_room,
@@ -72,6 +75,7 @@ class LiveProjectorWidget:
         *,
         db: str | None = None,
         room: Any = None,
+        room_name: str | None = None,
         title: str | None = None,
         clock: Clock | None = None,
         rng: random.Random | None = None,
@@ -85,6 +89,7 @@ class LiveProjectorWidget:
         self.bank = bank or load_bank()
         self.url = None if room is not None else class_url(db)
         self.room = room
+        self.room_name = room_name  # the room the session runs in (None: the instructor's own)
         self.title = title or f"Lesson{'s' if len(self.lessons) > 1 else ''} {', '.join(self.lessons)}"
         self.clock = clock or real_clock
         self.rng = rng or random.Random()
@@ -139,9 +144,7 @@ class LiveProjectorWidget:
         if self.url is None and self.room is None:
             self.prompt.value = f"<p>{html.escape(NO_CLASS_DB)}</p>"
         else:
-            self.prompt.value = (
-                "<p>Press Start to begin. Learners join with <code>live()</code> in a notebook.</p>"
-            )
+            self.prompt.value = f"<p>Press Start to begin{self._in_room()}. {self._joining()}</p>"
         self._buttons()
 
     def _button(self, label: str, tooltip: str, name: str) -> widgets.Button:
@@ -168,6 +171,18 @@ class LiveProjectorWidget:
     def _now(self) -> datetime:
         return read_clock(self.clock)
 
+    def _in_room(self) -> str:
+        return "" if self.room_name is None else f" in room “{html.escape(self.room_name)}”"
+
+    def _joining(self) -> str:
+        """How learners join (HTML): ``live()``, or naming the room while several sessions run."""
+        room = self.room_name if self.state is None else self.state.room
+        named = "your room" if room is None else f"“{html.escape(room)}”"
+        call = "" if room is None else f'<code>live(room="{html.escape(room)}")</code>'
+        return "Learners join with <code>live()</code> in a notebook" + (
+            f", or {call} while other rooms run sessions too." if call else f", in {named}."
+        )
+
     def _room(self) -> Any:
         if self.room is None:
             assert self.url is not None
@@ -185,7 +200,7 @@ class LiveProjectorWidget:
             if self.state is not None or (self.url is None and self.room is None):
                 return
             try:
-                self.state = self._room().start(self.title, self._now())
+                self.state = self._room().start(self.title, self._now(), self.room_name)
             except StoreError as err:
                 self._problem(err)
                 return
@@ -209,7 +224,7 @@ class LiveProjectorWidget:
         self.header.value = (
             f"<b>Live session {self.state.session} · {html.escape(self.title)} · "
             f"question {index + 1} / {n}</b> · lesson {html.escape(question.lesson)}, "
-            f"{html.escape(question.section)}"
+            f"{html.escape(question.section)} · room “{html.escape(self.state.room)}”"
         )
         self.prompt.value = to_html(question.prompt)
         self._draw()
@@ -223,13 +238,20 @@ class LiveProjectorWidget:
             if self.state is None or self.state.ended:
                 return False
             try:
-                self.counts = self._room().answers(self.state.session, self.state.position).counts
+                self.counts = self._counted(self._room().answers(self.state.session, self.state.position))
             except StoreError as err:
                 self._problem(err)
                 return True
             self.notice.value = ""
             self._draw()
             return True
+
+    def _counted(self, answers: Any) -> dict[str, int]:
+        """The answers to the question asked now that it can have (`course.live.counted`); none before a
+        question is shown."""
+        if self.presentation is None:
+            return {}
+        return counted(self.presentation.question, answers.counts)
 
     def _draw(self) -> None:
         if self.presentation is None:
@@ -262,7 +284,7 @@ class LiveProjectorWidget:
                 return
             try:
                 self.state = self._room().reveal(self.state.session, self._now())
-                self.counts = self._room().answers(self.state.session, self.state.position).counts
+                self.counts = self._counted(self._room().answers(self.state.session, self.state.position))
             except StoreError as err:
                 self._problem(err)
                 return
@@ -323,17 +345,22 @@ class LiveProjectorWidget:
 
 def live_projector(
     *lessons: str | int,
+    room: str | None = None,
     db: str | None = None,
     title: str | None = None,
     clock: Clock | None = None,
     rng: random.Random | None = None,
 ) -> LiveProjectorWidget:
     """A live class review of the choice and numeric questions of `lessons`, run by the instructor on the
-    projector: ``live_projector("01", "02")``. The class database is `db` or ``$COURSE_DB`` (the instructor's
-    role). ValueError for an unknown lesson or lessons without such questions."""
+    projector: ``live_projector("01", "02")``, in the instructor's own room (named after their role) or in
+    `room` (``live_projector("01", room="Hall B")``; learners join it with ``live()``, or ``live(room="Hall
+    B")`` while other rooms run sessions too). The class database is `db` or ``$COURSE_DB`` (the
+    instructor's role). ValueError for an unknown lesson or lessons without such questions."""
     if not lessons:
         raise ValueError('name at least one lesson: live_projector("01")')
     bank = load_bank()
     chosen = [lesson_id(lesson, bank.lessons()) for lesson in lessons]
     questions = live_questions(bank, chosen)
-    return LiveProjectorWidget(questions, chosen, db=db, title=title, clock=clock, rng=rng, bank=bank)
+    return LiveProjectorWidget(
+        questions, chosen, db=db, room_name=room, title=title, clock=clock, rng=rng, bank=bank
+    )

@@ -10,14 +10,14 @@ from typing import Any
 
 from course.bank import Question, load_bank
 from course.lessons import lesson_id, lesson_title
-from course.outbox import Kept, kept_note
+from course.outbox import OUTBOX_ERRORS, Kept, note_for
 from course.ratings import NAMES
 from course.store_source import PROBLEMS, StoreLike, StoreSource
 from course.widgets._chrome import view_bundle
 from course.widgets._clock import Clock
 from course.widgets._panel import QuestionPanel
 from course.widgets._texts import error_html, when
-from scheduler import LogEntry, Rating, StoreUnavailableError, format_interval
+from scheduler import LogEntry, Rating, StoreError, StoreUnavailableError, format_interval
 
 __all__ = ["QuizWidget", "quiz"]
 
@@ -46,6 +46,7 @@ class QuizWidget(QuestionPanel):
         self.source = StoreSource(store)
         self.practice: list[str] = []  # ids of the questions answered as practice
         self._dues: dict[str, datetime | None] = {}  # when each question was due, as last read
+        self._reached = False
         self.index = 0
         title = lesson_title(lesson)
         self.title.value = f"<h3>Quiz: lesson {html.escape(lesson)}, {html.escape(title)}</h3>"
@@ -118,22 +119,27 @@ class QuizWidget(QuestionPanel):
             return store.memory.preview(card, question.id, at)
 
     def _save(self, question: Question, rating: Rating, at: datetime, duration: int) -> str:
+        self._reached = False  # whether the database was opened for this answer
         try:
             return self._save_now(question, rating, at, duration)
-        except StoreUnavailableError as err:
-            if self.source.outbox is None:
+        except StoreError as err:
+            # kept, unless the outbox itself is the problem, or a database that could not be opened though
+            # it was reached says what is wrong with it
+            keeps = self.source.outbox is not None and not isinstance(err, OUTBOX_ERRORS)
+            if not keeps or not (self._reached or isinstance(err, StoreUnavailableError)):
                 raise
-            detail = err.detail
-        # The class database cannot be reached: keep the answer (practice if the quiz saw it scheduled).
+            problem = err
+        # The class database did not take it: keep the answer (practice if the quiz saw it scheduled).
         due = self._dues.get(question.id)
         practice = due is not None and due > at
         self.source.keep(Kept(LogEntry(question.id, rating, at, duration), practice, self.lesson))
         if practice:
             self.practice.append(question.id)
-        return kept_note(detail)
+        return note_for(problem)
 
     def _save_now(self, question: Question, rating: Rating, at: datetime, duration: int) -> str:
         with self.source.lease(create=True) as store:
+            self._reached = True
             store.enroll(self.lesson, at)
             card = store.card(question.id)
             if card is not None and card.due > at:

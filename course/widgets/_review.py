@@ -12,7 +12,7 @@ import ipywidgets as widgets
 from course.bank import Bank, Question, load_bank
 from course.keeping import KeepingStore
 from course.lessons import lesson_title
-from course.outbox import kept_note, sent_note
+from course.outbox import note_for, sent_note
 from course.outlook import Outlook, due_again, next_steps, outlook
 from course.ratings import NAMES
 from course.store_source import PROBLEMS, StoreLike, StoreSource
@@ -168,7 +168,7 @@ class ReviewWidget(QuestionPanel):
         review = self.session.answer(self._item, rating, at, duration)
         kept = self._keeping.take_kept() if self._keeping is not None else None
         if kept is not None:
-            note = kept_note(kept.detail)
+            note = note_for(kept)
         elif review.due - at <= ASKED_AGAIN_WITHIN:
             note = f"Saved: {NAMES[rating]}. It comes back later in this session."
         else:

@@ -1,0 +1,374 @@
+"""Installing the classroom database and adding its roles, as its administrator.
+
+``install`` creates or migrates the schema (`scheduler._postgres_schema`), the groups ``course_learner`` and
+``course_instructor`` (NOLOGIN, NOINHERIT, members of nothing: a learner acting as the group writes nothing,
+and gains nothing granted to it), the grants and the policies; it also takes away what every role may do by
+default and a learner should not (create objects in schema ``public``, temporary tables; as a superuser, also
+see who is online and the tables' activity, create large objects), and warns about what it could not.
+``add_learner`` and ``add_instructor`` create login roles in those groups, or set a new password for one of
+their own; they refuse any other role of that name (a superuser, a group, a role with any other privilege or
+membership) and any name PostgreSQL would cut. Every statement runs with the search path pinned and a lock
+timeout (`scheduler._postgres_sql`): a learner's open transaction makes install give up, not the class wait.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import psycopg
+from psycopg import errors as pg_errors
+from psycopg import sql
+
+from scheduler._errors import StoreCorruptError, StoreVersionError
+from scheduler._postgres import NotInstalledError, read_version
+from scheduler._postgres_connection import bulk_timeout, connected, describe, password_clause, translated
+from scheduler._postgres_schema import (
+    APPLICATION,
+    GROUPS,
+    INSTRUCTOR_ROLE,
+    LEARNER_ROLE,
+    MIGRATIONS,
+    SCHEMA,
+    Policy,
+    grant_statements,
+    policies,
+)
+from scheduler._postgres_sql import REPORT_TIMEOUT_MS, role_name_problem, transaction
+
+__all__ = ["INSTALL_LOCK_TIMEOUT_MS", "add_instructor", "add_learner", "install"]
+
+INSTALL_LOCK_TIMEOUT_MS = 3000  # how long install and add_* wait for a lock that someone else holds
+# install's lock before its version table exists (once, before any learner): an advisory lock
+_FIRST_INSTALL_LOCK = int.from_bytes(b"AtCs", "big") << 8
+_ATTRIBUTES = (  # pg_roles' privileged attributes, as refusals say them
+    ("rolsuper", "a superuser"),
+    ("rolcreaterole", "allowed to create roles"),
+    ("rolcreatedb", "allowed to create databases"),
+    ("rolreplication", "a replication role"),
+    ("rolbypassrls", "exempt from row-level security"),
+)
+# the catalog views and functions that show every role the others' sessions and the tables' activity, and
+# the large-object functions that store data: PUBLIC's, given to pg_read_all_stats (a superuser's install)
+_STATISTICS = r"'pg\_stat\_%'"
+_LARGE_OBJECTS = "('lo_creat', 'lo_create', 'lo_from_bytea', 'lo_import')"
+_FUNCTIONS = (
+    "SELECT p.oid::regprocedure::text FROM pg_proc p WHERE p.pronamespace = 'pg_catalog'::regnamespace"
+)
+
+
+def install(
+    admin_url: str,
+    *,
+    migrations: Sequence[Sequence[str]] = MIGRATIONS,
+    lock_timeout_ms: int = INSTALL_LOCK_TIMEOUT_MS,
+) -> int:
+    """Create or migrate the course's schema in the database at ``admin_url`` (a role that may create roles
+    and owns that database), in one transaction, one install at a time: the groups, schema ``course``, its
+    tables and indexes, row-level security (enabled and forced) with its policies, and the grants. Running it
+    again does nothing new, and takes no lock a learner holds (migrating does: a lock not granted within
+    ``lock_timeout_ms`` is a StoreLockedError, nothing changed, and nobody waited longer). Returns the
+    schema version now installed. StoreVersionError for a database of a newer schema, StoreCorruptError for
+    a ``course`` schema or a group role that is not ours. Warns (UserWarning) about what every role may
+    still do that docs/classroom.md says a learner should not. ``migrations`` is for tests of migrating."""
+    where = describe(admin_url)
+    known = len(migrations)
+    with (
+        connected(admin_url, where, bulk_timeout(admin_url)) as connection,
+        translated(where, lock_timeout_ms),
+    ):
+        for attempt in range(3):
+            try:
+                with transaction(
+                    connection, lock_timeout_ms=lock_timeout_ms, statement_timeout_ms=REPORT_TIMEOUT_MS
+                ):
+                    _one_at_a_time(connection)
+                    for group in GROUPS:
+                        _make_group(connection, where, group)
+                    version = read_version(connection, where)
+                    if version is None:
+                        _create_schema(connection)
+                        version = 0
+                    if version > known:
+                        raise StoreVersionError(where, version, known)
+                    for migration in migrations[version:]:
+                        for statement in migration:
+                            connection.execute(statement.encode())
+                    if version < known:
+                        connection.execute(f"UPDATE {SCHEMA}.course_schema SET version = %s", (known,))
+                    for statement in grant_statements(known):
+                        connection.execute(statement.encode())
+                    _apply(connection, policies(known), replace=version < known)
+                    left = _take_away(connection, where)
+                for warning in left:
+                    warnings.warn(warning, UserWarning, stacklevel=2)
+                return known
+            except (pg_errors.UniqueViolation, pg_errors.DuplicateObject):  # a group made meanwhile elsewhere
+                if attempt == 2:
+                    raise
+    raise AssertionError("unreachable")
+
+
+def _one_at_a_time(connection: psycopg.Connection[Any]) -> None:
+    """Serialize installs and role changes in this database: the version table locked against writers (a
+    learner, who may only read it, cannot hold that lock up); before it exists, an advisory lock."""
+    table = f"{SCHEMA}.course_schema"
+    for _ in range(2):
+        row = connection.execute("SELECT to_regclass(%s) IS NOT NULL", (table,)).fetchone()
+        if row is not None and row[0]:
+            connection.execute(f"LOCK TABLE {table} IN EXCLUSIVE MODE".encode())
+            return
+        connection.execute("SELECT pg_advisory_xact_lock(%s)", (_FIRST_INSTALL_LOCK,))
+
+
+def _create_schema(connection: psycopg.Connection[Any]) -> None:
+    connection.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(SCHEMA)))
+    connection.execute(
+        f"CREATE TABLE {SCHEMA}.course_schema (application TEXT NOT NULL, "
+        "version INTEGER NOT NULL CHECK (version >= 0))".encode()
+    )
+    connection.execute(
+        f"INSERT INTO {SCHEMA}.course_schema (application, version) VALUES (%s, 0)".encode(), (APPLICATION,)
+    )
+
+
+_FACTS = (
+    "SELECT r.rolcanlogin, r.rolinherit, r.rolsuper, r.rolcreaterole, r.rolcreatedb, r.rolreplication, "
+    "r.rolbypassrls, "
+    "ARRAY(SELECT g.rolname::text FROM pg_auth_members m JOIN pg_roles g ON g.oid = m.roleid "
+    "WHERE m.member = r.oid ORDER BY 1), "
+    "ARRAY(SELECT u.rolname::text FROM pg_auth_members m JOIN pg_roles u ON u.oid = m.member "
+    "WHERE m.roleid = r.oid {managers} ORDER BY 1) "
+    "FROM pg_roles r WHERE r.rolname = %s"
+)
+
+
+def _facts(connection: psycopg.Connection[Any], name: str) -> dict[str, Any] | None:
+    """What the role ``name`` is: its attributes, the roles it is a member of (``groups``), and its members
+    (PostgreSQL 16 and later: not counting the administrators that merely manage it, as its creator does)."""
+    managers = (
+        "AND NOT (m.admin_option AND NOT m.inherit_option AND NOT m.set_option)"
+        if connection.info.server_version >= 160000
+        else ""
+    )
+    row = connection.execute(_FACTS.format(managers=managers).encode(), (name,)).fetchone()
+    if row is None:
+        return None
+    keys = ("login", "inherit", *(attribute for attribute, _ in _ATTRIBUTES), "groups", "members")
+    return dict(zip(keys, row, strict=True))
+
+
+def _make_group(connection: psycopg.Connection[Any], where: str, name: str) -> None:
+    """The group ``name``: created NOLOGIN NOINHERIT, or made so again (an older course's ``add_learner``
+    could make it a login role); StoreCorruptError for a role of that name with a privilege or a membership
+    (every member could use it)."""
+    facts = _facts(connection, name)
+    role = sql.Identifier(name)
+    if facts is None:
+        connection.execute(sql.SQL("CREATE ROLE {} NOLOGIN NOINHERIT").format(role))
+        return
+    why = [said for attribute, said in _ATTRIBUTES if facts[attribute]]
+    if facts["groups"]:
+        why.append(f"a member of {', '.join(facts['groups'])}")
+    if why:
+        raise StoreCorruptError(
+            where, f"the role {name} is {', '.join(why)}: not a group this course made, and left as it is"
+        )
+    if facts["login"] or facts["inherit"]:
+        connection.execute(sql.SQL("ALTER ROLE {} NOLOGIN NOINHERIT PASSWORD NULL").format(role))
+
+
+def _apply(connection: psycopg.Connection[Any], wanted: list[Policy], *, replace: bool) -> None:
+    """Create the policies missing; after a migration, replace them all (and drop those no longer wanted).
+    Creating one locks its table against everyone, so an install that migrates nothing creates none that
+    exists."""
+    found = set(
+        connection.execute(
+            "SELECT tablename::text, policyname::text FROM pg_policies WHERE schemaname = %s", (SCHEMA,)
+        ).fetchall()
+    )
+    names = {(policy.table, policy.name) for policy in wanted}
+    for table, name in sorted(found - names) if replace else ():
+        connection.execute(sql.SQL("DROP POLICY {} ON {}").format(sql.Identifier(name), _table(table)))
+    for policy in wanted:
+        if (policy.table, policy.name) in found:
+            if not replace:
+                continue
+            connection.execute(
+                sql.SQL("DROP POLICY {} ON {}").format(sql.Identifier(policy.name), _table(policy.table))
+            )
+        connection.execute(policy.create.encode())
+
+
+def _table(name: str) -> sql.Composable:
+    return sql.Identifier(SCHEMA, name)
+
+
+def _take_away(connection: psycopg.Connection[Any], where: str) -> list[str]:
+    """Take from PUBLIC what docs/classroom.md says a learner may not do, where this role can: creating in
+    schema ``public`` (its owner can), temporary tables (the database's owner can), seeing the others'
+    sessions and the tables' activity and creating large objects (a superuser can). What is left, said."""
+    left = []
+    owner, may = _owner(connection, "SELECT nspowner FROM pg_namespace WHERE nspname = 'public'")
+    if may:
+        connection.execute(b"REVOKE CREATE ON SCHEMA public FROM PUBLIC")
+    if _public_may(connection, "has_schema_privilege('public', 'public', 'CREATE')"):
+        left.append(
+            f"{where}: every role may still create objects in schema public (its owner, {owner}, can stop "
+            "that: REVOKE CREATE ON SCHEMA public FROM PUBLIC); the course's own statements are never "
+            "misled by them"
+        )
+    owner, may = _owner(connection, "SELECT datdba FROM pg_database WHERE datname = current_database()")
+    if may:
+        connection.execute(
+            sql.SQL("REVOKE TEMPORARY ON DATABASE {} FROM PUBLIC").format(
+                sql.Identifier(connection.info.dbname)
+            )
+        )
+    if _public_may(connection, "has_database_privilege('public', current_database(), 'TEMPORARY')"):
+        left.append(
+            f"{where}: every role may still create temporary tables in this database (its owner, {owner}, "
+            "can stop that: REVOKE TEMPORARY ON DATABASE ... FROM PUBLIC)"
+        )
+    row = connection.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user").fetchone()
+    if row is not None and row[0]:
+        _take_statistics_and_large_objects(connection)
+    elif _public_may(
+        connection,
+        "has_table_privilege('public', 'pg_catalog.pg_stat_activity', 'SELECT') "
+        "OR has_function_privilege('public', 'pg_catalog.lo_create(oid)', 'EXECUTE')",
+    ):
+        left.append(
+            f"{where}: learners may still see who is online and the tables' activity counts, and create "
+            "large objects: only a superuser can take that away (run install once as one; see "
+            "docs/classroom.md)"
+        )
+    return left
+
+
+def _owner(connection: psycopg.Connection[Any], query: str) -> tuple[str, bool]:
+    """The owner of the object ``query`` names (its owner's oid), and whether this role may act as it."""
+    row = connection.execute(
+        f"SELECT owner::regrole::text, pg_has_role(owner, 'USAGE') FROM ({query}) AS o(owner)".encode()
+    ).fetchone()
+    return ("", False) if row is None else (str(row[0]), bool(row[1]))
+
+
+def _public_may(connection: psycopg.Connection[Any], test: str) -> bool:
+    row = connection.execute(f"SELECT {test}".encode()).fetchone()
+    return bool(row is not None and row[0])
+
+
+def _take_statistics_and_large_objects(connection: psycopg.Connection[Any]) -> None:
+    """As a superuser, in this database only: the statistics views and functions from PUBLIC to
+    pg_read_all_stats (whose members, and superusers, still read them), the large-object constructors from
+    PUBLIC."""
+    views = [
+        name
+        for (name,) in connection.execute(
+            "SELECT c.oid::regclass::text FROM pg_class c WHERE c.relnamespace = 'pg_catalog'::regnamespace "
+            rf"AND c.relkind = 'v' AND (c.relname LIKE {_STATISTICS} OR c.relname LIKE 'pg\_statio\_%') "
+            "ORDER BY 1".encode()
+        )
+    ]
+    functions = [
+        name
+        for (name,) in connection.execute(
+            f"{_FUNCTIONS} AND p.proname LIKE {_STATISTICS} ORDER BY 1".encode()
+        )
+    ]
+    large = [
+        name
+        for (name,) in connection.execute(
+            f"{_FUNCTIONS} AND p.proname IN {_LARGE_OBJECTS} ORDER BY 1".encode()
+        )
+    ]
+    if views:
+        listed = ", ".join(views)
+        connection.execute(f"REVOKE SELECT ON {listed} FROM PUBLIC".encode())
+        connection.execute(f"GRANT SELECT ON {listed} TO pg_read_all_stats".encode())
+    if functions:
+        listed = ", ".join(functions)
+        connection.execute(f"REVOKE EXECUTE ON FUNCTION {listed} FROM PUBLIC".encode())
+        connection.execute(f"GRANT EXECUTE ON FUNCTION {listed} TO pg_read_all_stats".encode())
+    if large:
+        connection.execute(f"REVOKE EXECUTE ON FUNCTION {', '.join(large)} FROM PUBLIC".encode())
+
+
+# Roles.
+
+
+def _add_member(admin_url: str, name: str, password: str | None, kind: str) -> None:
+    """Create the login role ``name`` in the group of ``kind`` ("learner" or "instructor"), or set the
+    password of one of that group's own; ValueError for any other role of that name, or a name PostgreSQL
+    would cut."""
+    group = LEARNER_ROLE if kind == "learner" else INSTRUCTOR_ROLE
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"name must be a non-empty str, got {name!r}")
+    problem = role_name_problem(name)
+    if problem is not None:
+        raise ValueError(f"{problem}; choose a shorter name")
+    refused = (
+        f"cannot make {name!r} {'a' if kind == 'learner' else 'an'} {kind}: {{}}; add_{kind} changes no "
+        f"role but its own {kind}s (login roles in {group} alone, with no other privilege)"
+    )
+    if name in GROUPS:
+        raise ValueError(refused.format(f"it is the course's group of {name.removeprefix('course_')}s"))
+    where = describe(admin_url)
+    role = sql.Identifier(name)
+    with (
+        connected(admin_url, where, bulk_timeout(admin_url)) as connection,
+        translated(where, INSTALL_LOCK_TIMEOUT_MS),
+    ):
+        secret = password_clause(connection, name, password)  # a SCRAM verifier: never the password
+        with transaction(connection, lock_timeout_ms=INSTALL_LOCK_TIMEOUT_MS):
+            if _facts(connection, group) is None:
+                raise NotInstalledError(where, f"no role {group}")
+            _one_at_a_time(connection)
+            facts = _facts(connection, name)
+            if facts is None:
+                connection.execute(
+                    sql.SQL(
+                        "CREATE ROLE {} LOGIN INHERIT NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION "
+                        "NOBYPASSRLS{}"
+                    ).format(role, secret)
+                )
+            else:
+                why = _not_ours(facts, group)
+                if why:
+                    raise ValueError(refused.format(f"the role exists and is {', '.join(why)}"))
+                if password is not None:
+                    connection.execute(sql.SQL("ALTER ROLE {}{}").format(role, secret))
+            # PostgreSQL 16 and later: a member that cannot SET ROLE to the group (15 cannot say so; acting
+            # as the group achieves nothing there: no row may belong to it)
+            options = " WITH INHERIT TRUE, SET FALSE" if connection.info.server_version >= 160000 else ""
+            connection.execute(sql.SQL("GRANT {} TO {}" + options).format(sql.Identifier(group), role))
+
+
+def _not_ours(facts: dict[str, Any], group: str) -> list[str]:
+    """Why a role is not one of ``group``'s own (nothing: it is)."""
+    why = [said for attribute, said in _ATTRIBUTES if facts[attribute]]
+    if facts["members"]:
+        why.append(f"a group (of {', '.join(facts['members'])})")
+    if not facts["login"]:
+        why.append("not a login role")
+    others = [other for other in facts["groups"] if other != group]
+    if others:
+        why.append(f"a member of {', '.join(others)}")
+    if group not in facts["groups"]:
+        why.append(f"not in {group}")
+    return why
+
+
+def add_learner(admin_url: str, name: str, password: str | None = None) -> None:
+    """Create the login role ``name`` in ``course_learner``: a learner whose rows carry ``name``. For one of
+    its learners already, set the password when given (nothing else). ValueError for any other role of that
+    name (it is left as it is) and for a name over 63 bytes in UTF-8 (PostgreSQL would cut it)."""
+    _add_member(admin_url, name, password, "learner")
+
+
+def add_instructor(admin_url: str, name: str, password: str | None = None) -> None:
+    """Create the login role ``name`` in ``course_instructor``: it reads every learner's rows, writes none,
+    and runs live sessions. Refuses as ``add_learner`` does."""
+    _add_member(admin_url, name, password, "instructor")
