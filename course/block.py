@@ -53,11 +53,13 @@ def layer_norm(
 class CausalSelfAttention(nn.Module):
     """Multi-head self-attention with an optional causal mask, dropout on the attention weights.
 
-    ``w_qkv`` stacks W_Q, W_K, W_V as rows of one ``nn.Linear(d_model, 3 d_model)``, the layout of
-    ``nn.MultiheadAttention.in_proj_weight``; ``w_o`` is the output projection. The causal mask, (max_len,
-    max_len) booleans, True where j <= i, is a registered buffer: it is saved in ``state_dict`` and moves
-    with ``.to(device)``, but it is not a parameter. ``forward(x)`` takes (B, T, d_model), T <= max_len, and
-    returns the output (B, T, d_model) and the weights (B, h, T, T), after dropout (those that multiply V).
+    ``w_qkv`` is one ``nn.Linear(d_model, 3 d_model)`` whose weight, (3 d_model, d_model), stacks W_Qᵀ, W_Kᵀ,
+    W_Vᵀ (``nn.Linear`` stores (out, in) and computes x Wᵀ, so Q = x @ w_qkv.weight[:d_model].T + bias), the
+    layout of ``nn.MultiheadAttention.in_proj_weight``; ``w_o`` is the output projection. The causal mask,
+    (max_len, max_len) booleans, True where j <= i, is a registered buffer: it is saved in ``state_dict`` and
+    moves with ``.to(device)``, but it is not a parameter. ``forward(x)`` takes (B, T, d_model), T <= max_len,
+    and returns the output (B, T, d_model) and the weights (B, h, T, T), after dropout (those that multiply
+    V).
     """
 
     mask: Tensor
@@ -145,7 +147,8 @@ class Block(nn.Module):
 def copy_encoder_layer(layer: nn.TransformerEncoderLayer, block: Block) -> None:
     """Copy the weights of ``nn.TransformerEncoderLayer`` (batch_first, ReLU) into ``block`` in place.
 
-    ``self_attn.in_proj_weight`` (3 d_model, d_model) is W_Q, W_K, W_V stacked, as in ``block.attn.w_qkv``;
+    ``self_attn.in_proj_weight`` (3 d_model, d_model) stacks W_Qᵀ, W_Kᵀ, W_Vᵀ, the layout of
+    ``block.attn.w_qkv.weight``, so the copy is direct;
     ``linear1``/``linear2`` are the feed-forward network; ``norm1``/``norm2`` the LayerNorms.
     """
     if block.ffn is None:

@@ -7,9 +7,9 @@
 - approximations: :func:`sliding_window_mask`, :func:`sliding_window_attention` (banded, O(n w) work and
   memory), :func:`strided_mask` (Child et al. 2019) and :func:`linear_attention` with the feature map
   :func:`elu_feature_map` (Katharopoulos et al. 2020);
-- the paper's Table 1, counted: :func:`layer_cost` runs a self-attention, a recurrent or a convolutional layer
-  and counts its multiply-adds and its sequential steps; :func:`max_path_length` measures the longest shortest
-  path between two positions in a stack of such layers.
+- the paper's Table 1, counted: :func:`layer_cost` runs a self-attention, a restricted (windowed)
+  self-attention, a recurrent or a convolutional layer and counts its multiply-adds and its sequential steps;
+  :func:`max_path_length` measures the longest shortest path between two positions in a stack of such layers.
 
 Shapes follow :mod:`course.attention`: q (n_q, d_k), k (n_k, d_k), v (n_k, d_v), a single sequence. Importing
 this module never imports torch.
@@ -50,7 +50,8 @@ __all__ = [
 ]
 
 Array = NDArray[np.floating]
-LayerKind = Literal["self-attention", "recurrent", "convolutional"]
+LayerKind = Literal["self-attention", "restricted", "recurrent", "convolutional"]
+_KINDS = "'self-attention', 'restricted', 'recurrent' or 'convolutional'"
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -285,8 +286,12 @@ def layer_cost(kind: LayerKind, x: ArrayLike, kernel: int = 3, seed: int = 0) ->
 
     - ``"self-attention"``: softmax(x xᵀ/√d) x (no projections, as the paper's n²·d counts): two (n, n, d)
       products, both independent of the sequence order: 1 sequential step.
-    - ``"recurrent"``: h_t = tanh(h_{t-1} W + x_t) for t = 0..n-1: n products of (1, d) by (d, d), each
-      waiting for the previous one: n sequential steps.
+    - ``"restricted"``: self-attention restricted to a causal window of ``kernel`` keys (the r of the paper's
+      Table 1; :func:`sliding_window_mask`): each query scores only its window, 2·d multiply-adds per allowed
+      pair, about 2·n·r·d (fewer for the first r - 1 queries); 1 sequential step.
+    - ``"recurrent"``: the standard recurrent layer h_t = tanh(h_{t-1} W_h + x_t W_x) for t = 0..n-1: two
+      products of (1, d) by (d, d) per step, 2·n·d² multiply-adds; each step waits for the previous h:
+      n sequential steps.
     - ``"convolutional"``: y = Σ_{o<kernel} shift(x, o) W_o (a causal convolution of width ``kernel``, at
       least 1; a kernel wider than the sequence sees zeros before its start): ``kernel`` products of (n, d)
       by (d, d), independent: 1 sequential step.
@@ -301,11 +306,20 @@ def layer_cost(kind: LayerKind, x: ArrayLike, kernel: int = 3, seed: int = 0) ->
         weights = softmax(counter.matmul(x, x.T) / math.sqrt(d), axis=-1)  # (n, n)
         counter.matmul(weights, x)  # (n, d)
         return LayerCost(counter.multiply_adds, 1)
+    if kind == "restricted":
+        if kernel < 1:
+            raise ValueError(f"the window must hold at least 1 key, got {kernel}")
+        for i in range(n):  # independent queries: the order does not matter
+            keys = x[max(i - kernel + 1, 0) : i + 1]  # (at most r, d): the window of query i
+            weights = softmax(counter.matmul(x[i : i + 1], keys.T) / math.sqrt(d), axis=-1)  # (1, r)
+            counter.matmul(weights, keys)  # (1, d)
+        return LayerCost(counter.multiply_adds, 1)
     if kind == "recurrent":
-        w = rng.standard_normal((d, d)) / math.sqrt(d)
+        w_h = rng.standard_normal((d, d)) / math.sqrt(d)
+        w_x = rng.standard_normal((d, d)) / math.sqrt(d)
         h = np.zeros((1, d))
         for t in range(n):  # each step needs the previous h
-            h = np.tanh(counter.matmul(h, w) + x[t])
+            h = np.tanh(counter.matmul(h, w_h) + counter.matmul(x[t : t + 1], w_x))
         return LayerCost(counter.multiply_adds, n)
     if kind == "convolutional":
         if kernel < 1:
@@ -316,7 +330,7 @@ def layer_cost(kind: LayerKind, x: ArrayLike, kernel: int = 3, seed: int = 0) ->
             shifted = np.concatenate([np.zeros((n - kept, d)), x[:kept]])  # (n, d): x_{t - offset}
             y += counter.matmul(shifted, rng.standard_normal((d, d)) / math.sqrt(d))
         return LayerCost(counter.multiply_adds, 1)
-    raise ValueError(f"kind must be 'self-attention', 'recurrent' or 'convolutional', got {kind!r}")
+    raise ValueError(f"kind must be {_KINDS}, got {kind!r}")
 
 
 def max_path_length(kind: LayerKind, n: int, kernel: int = 3, dilated: bool = False) -> int:
@@ -325,10 +339,13 @@ def max_path_length(kind: LayerKind, n: int, kernel: int = 3, dilated: bool = Fa
     search on the computation graph).
 
     Each edge is one layer's map, or one recurrent step: self-attention links every input to every output
-    of the next layer; a recurrent layer links x_t to h_t and h_t to h_{t+1}; a causal convolution links
-    position t - o·r of one layer to position t of the next, for o < ``kernel`` (r = 1, or kernel^layer when
-    ``dilated``, as in WaveNet). A convolution needs ``kernel`` >= 2 to link two positions: with ``kernel`` 1
-    no stack does, and that raises ValueError (for n >= 2)."""
+    of the next layer; restricted self-attention links position t - o of one layer to position t of the next,
+    for o < ``kernel`` (its window of r = ``kernel`` keys, itself included), so a signal moves r - 1
+    positions a layer: ⌈(n - 1)/(r - 1)⌉ layers, O(n/r); a recurrent layer links x_t to h_t and h_t to
+    h_{t+1}; a causal convolution links position t - o·s of one layer to position t of the next, for
+    o < ``kernel`` (s = 1, or kernel^layer when ``dilated``, as in WaveNet). A window or a convolution needs
+    ``kernel`` >= 2 to link two positions: with ``kernel`` 1 no stack does, and that raises ValueError (for
+    n >= 2)."""
     if kind == "recurrent":
         # nodes: inputs 0..n-1, then hidden states n..2n-1; the outputs are the hidden states
         graph: dict[int, list[int]] = {t: [n + t] for t in range(n)}
@@ -339,14 +356,18 @@ def max_path_length(kind: LayerKind, n: int, kernel: int = 3, dilated: bool = Fa
             dist = _bfs(graph, j)
             longest = max(longest, max(dist[n + i] for i in range(j, n)))
         return longest
-    if kind not in ("self-attention", "convolutional"):
-        raise ValueError(f"kind must be 'self-attention', 'recurrent' or 'convolutional', got {kind!r}")
-    if kind == "convolutional" and kernel < 1:
-        raise ValueError(f"kernel must be at least 1, got {kernel}")
-    if kind == "convolutional" and kernel == 1 and n > 1:
+    if kind not in ("self-attention", "restricted", "convolutional"):
+        raise ValueError(f"kind must be {_KINDS}, got {kind!r}")
+    if kind == "restricted" and dilated:
+        raise ValueError("restricted self-attention has no dilated form here: its window is contiguous")
+    if kind != "self-attention" and kernel < 1:
+        what = "the window must hold at least 1 key" if kind == "restricted" else "kernel must be at least 1"
+        raise ValueError(f"{what}, got {kernel}")
+    if kind != "self-attention" and kernel == 1 and n > 1:
+        what = "a window of 1 key" if kind == "restricted" else "a convolution of width 1"
         raise ValueError(
-            "a convolution of width 1 links each position only to itself, so no stack of them links two "
-            "positions: use kernel >= 2"
+            f"{what} links each position only to itself, so no stack of them links two positions: use "
+            "kernel >= 2"
         )
     # stacked layers: reached[j] = the set of positions at the current layer that input j has reached
     reached = [{j} for j in range(n)]

@@ -1,10 +1,11 @@
 """How long a lesson takes, estimated from its length rather than guessed.
 
-The estimate adds up: the prose at 200 words a minute (not the references); the code at 10 lines a minute
-(reading it, running it and reading what it prints); a minute to think before each **Predict:** prompt;
-8 minutes for each exercise (a function to write); half a minute for each quiz question. It is rounded to
-the nearest 5 minutes. Each lesson states it in its first cell ("**Time:** about N minutes"), and a test
-keeps the two equal.
+The estimate adds up: the prose at 130 words a minute (mathematical prose is read slowly; not the
+references); the code at 10 lines a minute (reading it, running it and reading what it prints); a minute to
+think before each **Predict:** prompt; each exercise by its size, 10 minutes and 0.75 of a minute for each
+line of its worked solution (a transfer exercise of 8 to 12 lines: 16 to 19 minutes); a minute for each quiz
+question. It is rounded to the nearest 5 minutes. Each lesson states it in its first cell ("**Time:** about N
+minutes"), and a test keeps the two equal. These rates are estimates, not times measured with learners.
 """
 
 from __future__ import annotations
@@ -15,13 +16,14 @@ from pathlib import Path
 
 import nbformat
 
-__all__ = ["WORDS_PER_MINUTE", "Estimate", "estimate", "stated_minutes"]
+__all__ = ["WORDS_PER_MINUTE", "Estimate", "estimate", "exercise_minutes", "stated_minutes"]
 
-WORDS_PER_MINUTE = 200
+WORDS_PER_MINUTE = 130
 CODE_LINES_PER_MINUTE = 10
 MINUTES_PER_PREDICTION = 1.0
-MINUTES_PER_EXERCISE = 8.0
-MINUTES_PER_QUESTION = 0.5
+MINUTES_PER_EXERCISE = 10.0  # reading the task, writing, running its checker
+MINUTES_PER_SOLUTION_LINE = 0.75
+MINUTES_PER_QUESTION = 1.0
 
 _PREDICT = re.compile(r"\*\*Predict:\*\*")
 _STATED = re.compile(r"\*\*Time:\*\* about (\d+) minutes")
@@ -30,12 +32,13 @@ _WORD = re.compile(r"[A-Za-z0-9]+(?:['’-][A-Za-z0-9]+)*")
 
 @dataclass(frozen=True)
 class Estimate:
-    """A lesson's parts and the minutes they add up to (``minutes``: rounded to the nearest 5)."""
+    """A lesson's parts and the minutes they add up to (``minutes``: rounded to the nearest 5).
+    ``exercises``: the number of lines of each exercise's worked solution."""
 
     words: int
     code_lines: int
     predictions: int
-    exercises: int
+    exercises: tuple[int, ...]
     questions: int
 
     @property
@@ -44,13 +47,32 @@ class Estimate:
             self.words / WORDS_PER_MINUTE
             + self.code_lines / CODE_LINES_PER_MINUTE
             + self.predictions * MINUTES_PER_PREDICTION
-            + self.exercises * MINUTES_PER_EXERCISE
+            + sum(exercise_minutes(lines) for lines in self.exercises)
             + self.questions * MINUTES_PER_QUESTION
         )
 
     @property
     def minutes(self) -> int:
         return max(5, 5 * round(self.exact / 5))
+
+
+def exercise_minutes(solution_lines: int) -> float:
+    """An exercise's minutes, from the number of lines of its worked solution."""
+    return MINUTES_PER_EXERCISE + MINUTES_PER_SOLUTION_LINE * solution_lines
+
+
+def _solution_lines(source: str) -> int:
+    """The lines of code between ``### BEGIN SOLUTION`` and ``### END SOLUTION`` (all of a cell's regions)."""
+    inside, lines = False, 0
+    for line in source.splitlines():
+        marker = line.strip()
+        if marker == "### BEGIN SOLUTION":
+            inside = True
+        elif marker == "### END SOLUTION":
+            inside = False
+        elif inside and marker and not marker.startswith("#"):
+            lines += 1
+    return lines
 
 
 def _code_lines(source: str) -> int:
@@ -70,7 +92,7 @@ def estimate(path: Path, questions: int) -> Estimate:
         words=sum(len(_WORD.findall(text)) for text in markdown),
         code_lines=sum(_code_lines(text) for text in code),
         predictions=sum(len(_PREDICT.findall(text)) for text in markdown),
-        exercises=sum("### BEGIN SOLUTION" in text for text in code),
+        exercises=tuple(_solution_lines(text) for text in code if "### BEGIN SOLUTION" in text),
         questions=questions,
     )
 

@@ -1,5 +1,6 @@
-"""Lesson 02's find-the-bug checker: the repaired function passes, and each typical wrong repair of
-``d_k = len(q[0])``, written as a learner would write it, gets its exact sentence."""
+"""Lesson 02's find-the-bug checker: the repaired function passes, the colleague's function unchanged is told
+that the bug remains (not where), and each typical wrong repair of ``d_k = len(q[0])``, written as a learner
+would write it, gets its exact sentence."""
 
 from __future__ import annotations
 
@@ -18,9 +19,9 @@ Array = NDArray[Any]
 
 WIDTH_FIX = "; d_k is the width of the queries and keys, the last axis: q.shape[-1]."
 CASE_1 = "✗ fixed_attention, case 1 of 3 (no batch axes: 5 queries, 6 keys, d_k = 4, d_v = 7): "
-BUG_LEFT = (
-    "weights[0, 0, 0, 0] is 0.281619, expected 0.264772; it matches d_k = len(q[0]) or q.shape[1], the bug "
-    "left in place: axis 1 of q, the width only without batch axes" + WIDTH_FIX
+BUG_LEFT = (  # the colleague's function, unchanged: the sentence says that the bug remains, not where
+    "weights[0, 0, 0, 0] is 0.281619, expected 0.264772; it gives what the colleague's function gives: the "
+    "bug remains."
 )
 CASE_2 = "✗ fixed_attention, case 2 of 3 (batch axes (B, h) = (2, 3): 5 queries, 6 keys, d_k = 4, d_v = 7): "
 

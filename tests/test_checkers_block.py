@@ -11,7 +11,29 @@ import pytest
 import torch
 from torch import Tensor, nn
 
-from course.checkers import check_causal_self_attention, check_layer_norm, check_pre_ln_block
+from course.checkers import (
+    check_causal_self_attention,
+    check_layer_norm,
+    check_layer_norm_backward,
+    check_pre_ln_block,
+    check_pre_ln_decoder_block,
+)
+from course.checkers._block import (
+    DEC_CROSS_NO_RESIDUAL,
+    DEC_CROSS_UNNORMALIZED,
+    DEC_MEMORY_NORMALIZED,
+    DEC_NO_CROSS,
+    DEC_NORMS_SWAPPED,
+    DEC_POST_LN,
+    DEC_QUERIES_FROM_INPUT,
+    LNB_NO_GAMMA,
+    LNB_NO_MEAN_TERM,
+    LNB_NO_VARIANCE_TERM,
+    LNB_STATS_CONSTANT,
+    LNB_SUM_NOT_MEAN,
+    LNB_UNBIASED,
+    layer_norm_backward,
+)
 
 
 def _layer_norm(x: Any, gamma: Any, beta: Any, eps: float) -> Any:
@@ -290,4 +312,156 @@ def test_more_layer_norm_mistakes_get_their_exact_sentence(mistake: str, value: 
     assert check_layer_norm(_layer_norm_with(mistake)).message == (
         "✗ layer_norm, case 1 of 4 (3 positions, d = 4, one row with a small spread): output[0, 0] is "
         f"{value}, expected -0.727547; {sentence}."
+    )
+
+
+# ----------------------------------------------------------------------------------------------------
+# Exercise 1: LayerNorm's backward pass
+
+
+def ln_backward_learner(bug: str = "") -> Any:
+    """A learner's LayerNorm backward pass, right or with one mistake."""
+
+    def fn(x: Any, gamma: Any, grad_out: Any, eps: float = 1e-5) -> Any:
+        d = x.shape[-1]
+        mu = x.mean(axis=-1, keepdims=True)
+        var = x.var(axis=-1, keepdims=True, ddof=1 if bug == "unbiased" else 0)
+        sigma = np.sqrt(var + eps)
+        x_hat = (x - mu) / sigma
+        g = grad_out if bug == "no gamma" else grad_out * gamma
+        mean_g = g.sum(axis=-1, keepdims=True) if bug == "sum" else g.mean(axis=-1, keepdims=True)
+        mean_gx = (
+            (g * x_hat).sum(axis=-1, keepdims=True) if bug == "sum" else (g * x_hat).mean(-1, keepdims=True)
+        )
+        if bug == "constant":
+            return g / sigma
+        if bug == "no mean":
+            return (g - x_hat * mean_gx) / sigma
+        if bug == "no variance":
+            return (g - mean_g) / sigma
+        assert d > 0
+        return (g - mean_g - x_hat * mean_gx) / sigma
+
+    return fn
+
+
+def test_the_layer_norm_backward_reference_equals_torch_autograd() -> None:
+    rng = np.random.default_rng(0)
+    x, gamma, grad_out = (
+        rng.standard_normal((2, 3, 5)),
+        rng.standard_normal(5),
+        rng.standard_normal((2, 3, 5)),
+    )
+    xt = torch.tensor(x, requires_grad=True)
+    y = nn.functional.layer_norm(xt, (5,), torch.tensor(gamma), torch.zeros(5, dtype=torch.float64), 1e-5)
+    (y * torch.tensor(grad_out)).sum().backward()
+    assert np.abs(xt.grad.numpy() - layer_norm_backward(x, gamma, grad_out)).max() <= 1e-12
+    assert (
+        check_layer_norm_backward(layer_norm_backward).message == "✓ layer_norm_backward: all 4 cases pass."
+    )
+    assert check_layer_norm_backward(ln_backward_learner()).ok
+
+
+def autograd_backward(x, gamma, grad_out, eps=1e-5):
+    xt = torch.tensor(x, requires_grad=True)
+    y = nn.functional.layer_norm(xt, x.shape[-1:], torch.tensor(gamma), None, eps)
+    (y * torch.tensor(grad_out)).sum().backward()
+    return xt.grad
+
+
+def test_torch_autograd_passes_too() -> None:
+    assert check_layer_norm_backward(autograd_backward).ok
+
+
+LNB_CASE_1 = "✗ layer_norm_backward, case 1 of 4 (3 positions, d = 4): output[0, 0] is "
+
+
+@pytest.mark.parametrize(
+    ("bug", "words"),
+    [
+        ("constant", LNB_STATS_CONSTANT),
+        ("no mean", LNB_NO_MEAN_TERM),
+        ("no variance", LNB_NO_VARIANCE_TERM),
+        ("no gamma", LNB_NO_GAMMA),
+        ("sum", LNB_SUM_NOT_MEAN),
+        ("unbiased", LNB_UNBIASED),
+    ],
+)
+def test_each_layer_norm_backward_mistake_is_named(bug: str, words: str) -> None:
+    message = check_layer_norm_backward(ln_backward_learner(bug)).message
+    assert message.startswith(LNB_CASE_1) and message.endswith(f"; {words}.")
+
+
+def test_one_layer_norm_backward_sentence_in_full() -> None:
+    assert check_layer_norm_backward(ln_backward_learner("constant")).message == (
+        f"{LNB_CASE_1}-0.014879, expected 0.367343; {LNB_STATS_CONSTANT}."
+    )
+
+
+# ----------------------------------------------------------------------------------------------------
+# Exercise 3: a pre-LN decoder block
+
+
+def decoder_block(bug: str = "") -> Any:
+    """A learner's pre-LN decoder block, right or with one mistake."""
+
+    def fn(y, memory, self_attention, cross_attention, ffn, norm1, norm2, norm3):
+        if bug == "post-LN":
+            h = norm1(y + self_attention(y))
+            h = norm2(h + cross_attention(h, memory))
+            return norm3(h + ffn(h))
+        h = y + self_attention(norm1(y))
+        if bug == "memory normalized":
+            h = h + cross_attention(norm2(h), norm2(memory))
+        elif bug == "cross unnormalized":
+            h = h + cross_attention(h, memory)
+        elif bug == "no cross residual":
+            h = cross_attention(norm2(h), memory)
+        elif bug == "queries from y":
+            h = h + cross_attention(norm2(y), memory)
+        elif bug == "norms swapped":
+            h = h + cross_attention(norm3(h), memory)
+            return h + ffn(norm2(h))
+        elif bug != "no cross":
+            h = h + cross_attention(norm2(h), memory)
+        return h + ffn(norm3(h))
+
+    return fn
+
+
+def test_the_pre_ln_decoder_block_passes() -> None:
+    assert check_pre_ln_decoder_block(decoder_block()).message == "✓ pre-LN decoder block: all 3 cases pass."
+
+
+DEC_CASE_1 = (
+    "✗ pre-LN decoder block, case 1 of 3 (B = 2, T_dec = 4, T_enc = 6, d_model = 8, 2 heads): output["
+)
+
+
+@pytest.mark.parametrize(
+    ("bug", "words"),
+    [
+        ("post-LN", DEC_POST_LN),
+        ("memory normalized", DEC_MEMORY_NORMALIZED),
+        ("cross unnormalized", DEC_CROSS_UNNORMALIZED),
+        ("no cross residual", DEC_CROSS_NO_RESIDUAL),
+        ("queries from y", DEC_QUERIES_FROM_INPUT),
+        ("norms swapped", DEC_NORMS_SWAPPED),
+        ("no cross", DEC_NO_CROSS),
+    ],
+)
+def test_each_pre_ln_decoder_block_mistake_is_named(bug: str, words: str) -> None:
+    message = check_pre_ln_decoder_block(decoder_block(bug)).message
+    assert message.startswith(DEC_CASE_1) and message.endswith(f"; {words}.")
+
+
+def test_the_pre_ln_decoder_block_says_when_its_input_is_changed() -> None:
+    def in_place(y, memory, self_attention, cross_attention, ffn, norm1, norm2, norm3):
+        memory.mul_(1.0)
+        y.add_(self_attention(norm1(y)))
+        return decoder_block()(y, memory, lambda z: 0 * z, cross_attention, ffn, norm1, norm2, norm3)
+
+    assert check_pre_ln_decoder_block(in_place).message == (
+        "✗ pre-LN decoder block, case 1 of 3 (B = 2, T_dec = 4, T_enc = 6, d_model = 8, 2 heads): your "
+        "function changed its input `y` in place; compute a new tensor instead."
     )

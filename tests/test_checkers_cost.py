@@ -10,7 +10,12 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
-from course.checkers import check_causal_linear_attention, check_chunked_attention, check_window_mask
+from course.checkers import (
+    check_causal_linear_attention,
+    check_chunked_attention,
+    check_sink_window_mask,
+    check_window_mask,
+)
 from course.checkers._cost import (
     CHUNK_MAX,
     LINEAR_EMPTY,
@@ -23,7 +28,16 @@ from course.checkers._cost import (
     NO_SCALE,
     NO_SUM_RESCALE,
     OVERFLOW,
+    SINK_WINDOW_MINUS_ONE,
+    SINK_WINDOW_PLUS_ONE,
+    SINKS_INVERTED,
+    SINKS_MISSING,
+    SINKS_OFF_BY_ONE,
+    SINKS_ONLY,
+    SINKS_SEE_FUTURE,
+    SINKS_SYMMETRIC,
     WHOLE_MATRIX,
+    sink_window_mask,
 )
 from course.efficient import chunked_attention, sliding_window_mask
 
@@ -233,3 +247,89 @@ def test_causal_linear_attention_through_an_n_by_n_matrix_is_refused() -> None:
         "np.cumsum of the (n, d_k, d_v) outer products φ(k_j) v_jᵀ and of the (n, d_k) φ(k_j)."
     )
     assert result.message.endswith(f"{LINEAR_QUADRATIC.format(n=512)}.")
+
+
+# ----------------------------------------------------------------------------------------------------
+# Exercise 2: a sliding window with attention sinks
+
+
+def sink_learner(bug: str = "") -> Any:
+    """A learner's sink-window mask, right or with one mistake."""
+
+    def fn(n: int, window: int, sinks: int) -> Any:
+        i, j = np.arange(n)[:, None], np.arange(n)[None, :]
+        w = window + (1 if bug == "wide" else -1 if bug == "narrow" else 0)
+        s = sinks + (1 if bug == "extra sink" else 0)
+        recent = (j <= i) & (i - j < w)
+        if bug == "no sinks":
+            return recent
+        if bug == "future sinks":
+            return recent | (j < s)
+        if bug == "sinks only":
+            return (j <= i) & (j < s)
+        if bug == "symmetric":
+            return (np.abs(i - j) < w) | ((j <= i) & (j < s))
+        mask = recent | ((j <= i) & (j < s))
+        return ~mask if bug == "inverted" else mask
+
+    return fn
+
+
+def test_the_sink_window_reference_passes_and_equals_the_window_without_sinks() -> None:
+    assert check_sink_window_mask(sink_window_mask).message == "✓ sink window mask: all 5 cases pass."
+    assert check_sink_window_mask(sink_learner()).ok
+    assert np.array_equal(sink_window_mask(9, 3, 0), sliding_window_mask(9, 3))
+    assert np.array_equal(sink_window_mask(6, 2, 6), np.tril(np.ones((6, 6), dtype=bool)))
+
+
+SINK_CASE_1 = "✗ sink window mask, case 1 of 5 (n = 8, window = 3, 2 sinks): "
+
+
+@pytest.mark.parametrize(
+    ("bug", "message"),
+    [
+        (
+            "no sinks",
+            f"{SINK_CASE_1}query 3 is blocked from key 0, one of the first 2 positions (a sink), which every "
+            f"later query keeps (mask[3, 0] should be True); {SINKS_MISSING.format(sinks=2)}.",
+        ),
+        (
+            "future sinks",
+            f"{SINK_CASE_1}query 0 may attend to key 1, a future position (mask[0, 1] should be False); "
+            f"{SINKS_SEE_FUTURE}.",
+        ),
+        (
+            "extra sink",
+            f"{SINK_CASE_1}query 5 may attend to key 2, 3 positions back: outside its window of 3 keys and "
+            f"not one of the first 2 positions (mask[5, 2] should be False); "
+            f"{SINKS_OFF_BY_ONE.format(got=3)}.",
+        ),
+        (
+            "wide",
+            f"{SINK_CASE_1}query 5 may attend to key 2, 3 positions back: outside its window of 3 keys and "
+            f"not one of the first 2 positions (mask[5, 2] should be False); {SINK_WINDOW_PLUS_ONE}.",
+        ),
+        (
+            "narrow",
+            f"{SINK_CASE_1}query 4 is blocked from key 2, 2 positions back, which is inside its window of 3 "
+            f"keys (mask[4, 2] should be True); {SINK_WINDOW_MINUS_ONE}.",
+        ),
+        (
+            "sinks only",
+            f"{SINK_CASE_1}query 2 is blocked from itself, which is inside its window of 3 keys (mask[2, 2] "
+            f"should be True); {SINKS_ONLY}.",
+        ),
+        (
+            "inverted",
+            f"{SINK_CASE_1}query 0 is blocked from itself, which is inside its window of 3 keys (mask[0, 0] "
+            f"should be True); {SINKS_INVERTED}.",
+        ),
+        (
+            "symmetric",
+            f"{SINK_CASE_1}query 0 may attend to key 1, a future position (mask[0, 1] should be False); "
+            f"{SINKS_SYMMETRIC}.",
+        ),
+    ],
+)
+def test_each_sink_window_mistake_is_named(bug: str, message: str) -> None:
+    assert check_sink_window_mask(sink_learner(bug)).message == message

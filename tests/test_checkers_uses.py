@@ -8,20 +8,20 @@ import pytest
 
 from course.attention import causal_mask, padding_mask, scaled_dot_product_attention, self_attention, softmax
 from course.checkers import check_cross_attention, check_decoder_attention
+from course.checkers._bugs import NEW_MISTAKE, combinations
 from course.checkers._uses import (
-    BOTH_BUGS_WORDS,
     BROADCAST_HINT,
-    CAUSAL_CROSS_DECODER_WORDS,
     CAUSAL_CROSS_WORDS,
+    CROSS_NO_RESIDUAL_WORDS,
+    DECODER_BUGS,
     DECODER_KEYS_WORDS,
     ENCODER_QUERIES_WORDS,
     INVERTED_PADDING_WORDS,
     NO_PADDING_WORDS,
     PADDING_OFF_BY_ONE_WORDS,
     QUERY_AXIS_WORDS,
-    RESIDUAL_QUERIES_WORDS,
     SELF_NO_RESIDUAL_WORDS,
-    SELF_UNMASKED_WORDS,
+    _decoder,
 )
 from course.seq2seq import cross_attention, decoder_attention
 
@@ -141,11 +141,23 @@ def test_a_stub_is_not_written_yet() -> None:
 # Exercise 2: find the bugs in a decoder's attention
 
 
+def one_head(q, k, v, mask):
+    # the lesson's helper, as given in the exercise
+    scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    e = np.where(np.isnan(e), 0.0, e)
+    return (e / np.maximum(e.sum(axis=-1, keepdims=True), 1e-300)) @ v
+
+
 def buggy(y, memory, self_w, cross_w):
+    # the lesson's buggy_decoder_attention, as given
     t_dec, t_enc = y.shape[-2], memory.shape[-2]
-    h = y + self_attention(y, *self_w)[0]
-    q, k, v = h @ cross_w[0], memory @ cross_w[1], memory @ cross_w[2]
-    return h + scaled_dot_product_attention(q, k, v, causal_mask(t_dec, t_enc))[0]
+    q, k, v = y @ self_w[0], y @ self_w[1], y @ self_w[2]
+    h = y + one_head(q, k, v, mask=None)
+    q, k, v = y @ cross_w[0], memory @ cross_w[1], memory @ cross_w[2]
+    return h + one_head(q, k, v, mask=causal_mask(t_dec, t_enc))
 
 
 def fixed(y, memory, self_w, cross_w):
@@ -155,16 +167,23 @@ def fixed(y, memory, self_w, cross_w):
     return h + scaled_dot_product_attention(q, k, v)[0]
 
 
-def only_cross_fixed(y, memory, self_w, cross_w):
+def only_cross_fixed(y, memory, self_w, cross_w):  # queries from h and no mask: the self-attention left
     h = y + self_attention(y, *self_w)[0]
     return h + scaled_dot_product_attention(h @ cross_w[0], memory @ cross_w[1], memory @ cross_w[2])[0]
 
 
-def only_self_fixed(y, memory, self_w, cross_w):
+def only_self_fixed(y, memory, self_w, cross_w):  # two left: cross masked, queries from y
+    t_dec, t_enc = y.shape[-2], memory.shape[-2]
+    h = y + self_attention(y, *self_w, mask=causal_mask(t_dec))[0]
+    q, k, v = y @ cross_w[0], memory @ cross_w[1], memory @ cross_w[2]
+    return h + scaled_dot_product_attention(q, k, v, causal_mask(t_dec, t_enc))[0]
+
+
+def top_left_instead(y, memory, self_w, cross_w):  # the causal cross mask "fixed" to top-left: still there
     t_dec, t_enc = y.shape[-2], memory.shape[-2]
     h = y + self_attention(y, *self_w, mask=causal_mask(t_dec))[0]
     q, k, v = h @ cross_w[0], memory @ cross_w[1], memory @ cross_w[2]
-    return h + scaled_dot_product_attention(q, k, v, causal_mask(t_dec, t_enc))[0]
+    return h + scaled_dot_product_attention(q, k, v, causal_mask(t_dec, t_enc, align="top-left"))[0]
 
 
 def queries_from_y(y, memory, self_w, cross_w):
@@ -177,27 +196,73 @@ def cross_on_itself(y, memory, self_w, cross_w):
     return h + scaled_dot_product_attention(h @ cross_w[0], h @ cross_w[1], h @ cross_w[2])[0]
 
 
+def without_cross_residual(y, memory, self_w, cross_w):
+    h = y + self_attention(y, *self_w, mask=causal_mask(y.shape[-2]))[0]
+    return scaled_dot_product_attention(h @ cross_w[0], memory @ cross_w[1], memory @ cross_w[2])[0]
+
+
+def doubled(y, memory, self_w, cross_w):  # a change that is none of the bugs and no named mistake
+    return 2 * fixed(y, memory, self_w, cross_w)
+
+
 def test_the_fixed_decoder_passes() -> None:
     assert check_decoder_attention(decoder_attention).ok
     assert check_decoder_attention(fixed).ok
 
 
+CASE_1_DECODER = "✗ decoder attention, case 1 of 4 (T_dec = 4, T_enc = 6, d = 4): "
+
+
+@pytest.mark.parametrize(
+    ("fn", "left"),
+    [
+        (buggy, "all 3 bugs remain"),
+        (only_cross_fixed, "1 of the 3 bugs remains"),
+        (only_self_fixed, "2 of the 3 bugs remain"),
+        (top_left_instead, "1 of the 3 bugs remains"),
+        (queries_from_y, "1 of the 3 bugs remains"),
+    ],
+)
+def test_the_checker_counts_the_bugs_left_and_never_names_them(fn, left: str) -> None:
+    result = check_decoder_attention(fn)
+    assert not result.ok
+    assert result.message.startswith(f"{CASE_1_DECODER}output[")
+    assert result.message.endswith(f"; {left}.")
+    assert "mask" not in result.message and "quer" not in result.message
+
+
+def test_the_given_function_is_the_reference_with_every_bug() -> None:
+    rng = np.random.default_rng(0)
+    y, memory = rng.standard_normal((3, 4)), rng.standard_normal((5, 4))
+    self_w, cross_w = (tuple(rng.standard_normal((4, 4)) for _ in range(3)) for _ in range(2))
+    every_bug = {"self-attention unmasked": 1, "cross-attention masked causally": 1, "queries from y": 1}
+    assert np.allclose(buggy(y, memory, self_w, cross_w), _decoder(every_bug, y, memory, self_w, cross_w))
+    assert check_decoder_attention(buggy).message == (
+        f"{CASE_1_DECODER}output[0, 0] is 1.90903, expected 0.497337; all 3 bugs remain."
+    )
+
+
+def test_every_stage_of_the_fixing_gives_a_different_output() -> None:
+    # so that the count read off the outputs is never ambiguous
+    rng = np.random.default_rng(1)
+    y, memory = rng.standard_normal((2, 3, 4)), rng.standard_normal((2, 5, 4))
+    self_w, cross_w = (tuple(rng.standard_normal((4, 4)) for _ in range(3)) for _ in range(2))
+    outputs = [_decoder(stage, y, memory, self_w, cross_w) for stage in combinations(DECODER_BUGS)]
+    assert len(outputs) == 12
+    assert all(not np.allclose(a, b) for i, a in enumerate(outputs) for b in outputs[i + 1 :])
+
+
 @pytest.mark.parametrize(
     ("fn", "words"),
     [
-        (buggy, BOTH_BUGS_WORDS),
-        (only_cross_fixed, SELF_UNMASKED_WORDS),
-        (only_self_fixed, CAUSAL_CROSS_DECODER_WORDS),
-        (queries_from_y, RESIDUAL_QUERIES_WORDS),
         (cross_on_itself, DECODER_KEYS_WORDS),
+        (without_cross_residual, CROSS_NO_RESIDUAL_WORDS),
+        (doubled, NEW_MISTAKE),
     ],
 )
-def test_each_bug_left_in_is_named(fn, words: str) -> None:
+def test_a_mistake_of_the_learners_own_is_named(fn, words: str) -> None:
     result = check_decoder_attention(fn)
-    assert not result.ok
-    assert result.message.startswith(
-        "✗ decoder attention, case 1 of 4 (T_dec = 4, T_enc = 6, d = 4): output["
-    )
+    assert result.message.startswith(f"{CASE_1_DECODER}output[")
     assert result.message.endswith(f"; {words}.")
 
 

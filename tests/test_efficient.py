@@ -142,10 +142,33 @@ def test_layer_costs_follow_table_1() -> None:
         layer_cost(kind, x, kernel) for kind in ("self-attention", "recurrent", "convolutional")
     )
     assert attention.multiply_adds == 2 * n * n * d and attention.sequential_steps == 1
-    assert recurrent.multiply_adds == n * d * d and recurrent.sequential_steps == n
+    # the standard recurrent layer, h_t = tanh(h_{t-1} W_h + x_t W_x): two (d, d) products a step
+    assert recurrent.multiply_adds == 2 * n * d * d and recurrent.sequential_steps == n
     assert conv.multiply_adds == kernel * n * d * d and conv.sequential_steps == 1
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="kind must be 'self-attention', 'restricted', 'recurrent' or"):
         layer_cost("pooling", x)  # type: ignore[arg-type]
+
+
+def test_attention_is_cheaper_than_the_recurrent_layer_exactly_while_n_is_below_d() -> None:
+    d = 8
+    for n in (4, 7, 8, 9, 16):
+        x = np.random.default_rng(n).standard_normal((n, d))
+        cheaper = layer_cost("self-attention", x).multiply_adds < layer_cost("recurrent", x).multiply_adds
+        assert cheaper == (n < d)
+
+
+@pytest.mark.parametrize(("n", "window"), [(1, 1), (5, 1), (9, 3), (12, 12), (16, 30)])
+def test_restricted_attention_scores_only_its_window(n: int, window: int) -> None:
+    d = 4
+    x = np.random.default_rng(n + window).standard_normal((n, d))
+    cost = layer_cost("restricted", x, window)
+    pairs = int(sliding_window_mask(n, window).sum())
+    assert cost == LayerCost(multiply_adds=2 * d * pairs, sequential_steps=1)
+    assert cost.multiply_adds <= 2 * n * window * d
+    if window >= n:
+        assert pairs == n * (n + 1) // 2  # the whole causal triangle
+    with pytest.raises(ValueError, match="the window must hold at least 1 key, got 0"):
+        layer_cost("restricted", x, 0)
 
 
 @pytest.mark.parametrize("n", [2, 9, 16, 64])
@@ -155,6 +178,18 @@ def test_max_path_lengths_follow_table_1(n: int) -> None:
     assert max_path_length("convolutional", n, kernel=3) == math.ceil((n - 1) / 2)
     assert max_path_length("convolutional", n, kernel=2, dilated=True) == math.ceil(math.log2(n))
     assert max_path_length("self-attention", 1) == 0
+    for window in (2, 3, 8):  # a window of r keys moves a signal r - 1 positions a layer: O(n / r)
+        assert max_path_length("restricted", n, kernel=window) == math.ceil((n - 1) / (window - 1))
+
+
+def test_restricted_attention_refuses_a_window_that_links_nothing_and_dilation() -> None:
+    with pytest.raises(ValueError, match="a window of 1 key links each position only to itself"):
+        max_path_length("restricted", 4, kernel=1)
+    with pytest.raises(ValueError, match="the window must hold at least 1 key, got 0"):
+        max_path_length("restricted", 4, kernel=0)
+    with pytest.raises(ValueError, match="no dilated form"):
+        max_path_length("restricted", 4, kernel=2, dilated=True)
+    assert max_path_length("restricted", 1, kernel=1) == 0
 
 
 def test_round_robin_timing_gives_one_median_per_call() -> None:

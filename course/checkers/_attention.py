@@ -1,5 +1,7 @@
-"""Checkers for lesson 02: scaled dot-product attention, for one query and in general, and the softmax's
-Jacobian."""
+"""Checkers for lesson 02: attention on inputs stored channels first, the softmax's Jacobian, the gradient of
+attention with respect to its queries, and the repaired attention of the find-the-bug exercise. The building
+blocks of the attention checkers of later lessons live here too (``attention_case``, ``attention_mistakes``,
+``scale_mistakes``), and ``check_attention`` (the plain matrix form) is the one the engine's tests use."""
 
 from __future__ import annotations
 
@@ -15,13 +17,23 @@ from course.checkers._engine import Case, CheckResult, run_cases
 from course.checkers._softmax import STABLE_HINT
 
 __all__ = [
+    "BUG_REMAINS",
+    "CF_OUTPUT_LAYOUT",
+    "CF_WIDTH_FIX",
     "MATMUL_ERRORS",
+    "QG_DIAGONAL_ONLY",
+    "QG_DIVIDED_BY_D_K",
+    "QG_KEY_GRADIENT",
+    "QG_NO_JACOBIAN",
+    "QG_QUERIES_NOT_KEYS",
+    "QG_UNSCALED",
     "SCALED_AFTER",
     "attention_case",
     "attention_mistakes",
-    "check_attend_one",
     "check_attention",
+    "check_channels_first_attention",
     "check_fixed_attention",
+    "check_query_gradient",
     "check_softmax_jacobian",
     "scale_mistakes",
 ]
@@ -135,51 +147,6 @@ def attention_case(
     )
 
 
-def check_attend_one(fn: Callable[[NDArray[Any], NDArray[Any], NDArray[Any]], Any]) -> CheckResult:
-    """Check ``fn(q, K, V)``: attention for a single query, softmax(K q / √d_k) @ V; ``q`` (d_k,), ``K``
-    (T_k, d_k), ``V`` (T_k, d_v), result (d_v,)."""
-    rng = np.random.default_rng(21)
-
-    def case(name: str, t_k: int, d_k: int, d_v: int) -> Case:
-        q, k, v = rng.standard_normal(d_k), rng.standard_normal((t_k, d_k)), rng.standard_normal((t_k, d_v))
-        scores = k @ q  # (T_k,): the unscaled dot products q·k_j
-        weights = softmax(scores / math.sqrt(d_k))  # (T_k,)
-        mistakes = (
-            *scale_mistakes(
-                lambda scale: softmax(scores * scale) @ v,
-                1 / math.sqrt(d_k),
-                [
-                    (1.0, "attention without scaling"),
-                    (1 / d_k, "scaling by 1/d_k"),
-                    (1 / math.sqrt(t_k), "scaling by 1/√T_k, the number of keys"),
-                ],
-                "; scale the scores by 1/√d_k",
-            ),
-            ((softmax(scores) / math.sqrt(d_k)) @ v, SCALED_AFTER),
-            (
-                weights,
-                "these are the weights over the keys; return the values averaged with them, the sum of "
-                "weights[j] * V[j]",
-            ),
-            (
-                v.mean(axis=0),
-                "it matches the plain mean of the values; weight each value by its key's softmax",
-            ),
-        )
-        return Case(name, (q, k, v), weights @ v, mistakes=mistakes)
-
-    return run_cases(
-        "attend_one",
-        fn,
-        [
-            case("T_k = 4 keys, d_k = 3, d_v = 2", 4, 3, 2),
-            case("a single key, T_k = 1", 1, 5, 3),
-            case("d_k = 1", 6, 1, 4),
-            case("d_k = 64", 5, 64, 8),
-        ],
-    )
-
-
 def check_attention(fn: Callable[..., Any]) -> CheckResult:
     """Check ``fn(q, k, v)``: scaled dot-product attention, softmax(q kᵀ / √d_k) v, with no mask.
 
@@ -266,6 +233,7 @@ def check_softmax_jacobian(fn: Callable[[NDArray[Any]], Any]) -> CheckResult:
 # Find the bug (lesson 02): an attention function that reads d_k as len(q[0])
 
 _WIDTH_FIX = "; d_k is the width of the queries and keys, the last axis: q.shape[-1]"
+BUG_REMAINS = "it gives what the colleague's function gives: the bug remains"
 
 
 def _fix_case(name: str, q: NDArray[Any], k: NDArray[Any], v: NDArray[Any]) -> Case:
@@ -277,11 +245,6 @@ def _fix_case(name: str, q: NDArray[Any], k: NDArray[Any], v: NDArray[Any]) -> C
         lambda scale: scaled_dot_product_attention(q, k, v, scale=scale)[0],
         1 / math.sqrt(d_k),
         [
-            (
-                1 / math.sqrt(len(q[0])),
-                "d_k = len(q[0]) or q.shape[1], the bug left in place: axis 1 of q, the width only without "
-                "batch axes",
-            ),
             (1 / math.sqrt(len(q)), "d_k = len(q)"),
             (1 / math.sqrt(q.shape[-2]), "d_k = q.shape[-2], the number of queries"),
             (1 / math.sqrt(k.shape[-2]), "d_k = k.shape[-2], the number of keys"),
@@ -291,6 +254,9 @@ def _fix_case(name: str, q: NDArray[Any], k: NDArray[Any], v: NDArray[Any]) -> C
         ],
         _WIDTH_FIX,
     )
+    if not math.isclose(len(q[0]), d_k):  # the colleague's function, unchanged, differs here
+        bug_left = scaled_dot_product_attention(q, k, v, scale=1 / math.sqrt(len(q[0])))[0]
+        mistakes.insert(0, (bug_left, BUG_REMAINS))
     mistakes.append(
         (weights, "these are the attention weights; return the output, weights @ v, or (output, weights)")
     )
@@ -310,7 +276,8 @@ def _fix_case(name: str, q: NDArray[Any], k: NDArray[Any], v: NDArray[Any]) -> C
 def check_fixed_attention(fn: Callable[..., Any]) -> CheckResult:
     """Check ``fn(q, k, v)``: the repaired buggy attention of lesson 02, softmax(q kᵀ / √d_k) v with d_k
     read from the last axis. ``q`` (..., T_q, d_k), ``k`` (..., T_k, d_k), ``v`` (..., T_k, d_v); ``fn``
-    returns the output, or ``(output, weights)``. Each wrong width under the root is named by the expression
+    returns the output, or ``(output, weights)``. The colleague's function unchanged is told that the bug
+    remains (not where it is); each wrong repair, a wrong width under the root, is named by the expression
     that gives it.
     """
     rng = np.random.default_rng(2002)
@@ -332,5 +299,158 @@ def check_fixed_attention(fn: Callable[..., Any]) -> CheckResult:
             _fix_case(
                 "batch axis B = 3: 2 queries, 5 keys, d_k = 6, d_v = 1", r(3, 2, 6), r(3, 5, 6), r(3, 5, 1)
             ),
+        ],
+    )
+
+
+# ----------------------------------------------------------------------------------------------------
+# Attention in the channels-first layout (lesson 02, exercise 1)
+
+CF_OUTPUT_LAYOUT = (
+    "it is the output in the layout of the lesson, one row per query, (..., T_q, d_v); return it channels "
+    "first, (..., d_v, T_q): swap its last two axes"
+)
+CF_WIDTH_FIX = "; in this layout d_k is the length of axis -2 of q and k, q.shape[-2]"
+_CF_MATMUL_HINT = (
+    "here the features run down axis -2: the scores are qᵀ k, np.swapaxes(q, -1, -2) @ k, of shape "
+    "(..., T_q, T_k)"
+)
+
+
+def _channels_first(q: NDArray[Any], k: NDArray[Any], v: NDArray[Any], **kwargs: Any) -> tuple[Any, Any]:
+    """Attention on channels-first inputs: q (..., d_k, T_q), k (..., d_k, T_k), v (..., d_v, T_k); returns
+    the output (..., d_v, T_q) and the weights (..., T_q, T_k)."""
+    out, weights = scaled_dot_product_attention(*(np.swapaxes(a, -1, -2) for a in (q, k, v)), **kwargs)
+    return np.swapaxes(out, -1, -2), weights
+
+
+def check_channels_first_attention(fn: Callable[..., Any]) -> CheckResult:
+    """Check ``fn(q, k, v)``: scaled dot-product attention on inputs stored channels first, features along
+    axis -2: ``q`` (..., d_k, T_q), ``k`` (..., d_k, T_k), ``v`` (..., d_v, T_k). ``fn`` returns the output
+    (..., d_v, T_q), or ``(output, weights)`` with the weights (..., T_q, T_k), one row per query."""
+    rng = np.random.default_rng(203)
+
+    def case(name: str, lead: tuple[int, ...], d_k: int, t_q: int, t_k: int, d_v: int) -> Case:
+        q = rng.standard_normal((*lead, d_k, t_q))
+        k = rng.standard_normal((*lead, d_k, t_k))
+        v = rng.standard_normal((*lead, d_v, t_k))
+        out, weights = _channels_first(q, k, v)
+        mistakes = scale_mistakes(
+            lambda scale: _channels_first(q, k, v, scale=scale)[0],
+            1 / math.sqrt(d_k),
+            [
+                (1 / math.sqrt(t_q), "dividing by √T_q, the length of q's last axis"),
+                (1.0, "attention without scaling"),
+                (1 / d_k, "scaling by 1/d_k"),
+            ],
+            CF_WIDTH_FIX,
+        )
+        mistakes.append((np.swapaxes(out, -1, -2), CF_OUTPUT_LAYOUT))
+        scores = np.swapaxes(q, -1, -2) @ k / math.sqrt(d_k)  # (..., T_q, T_k)
+        if t_q > 1:
+            over_queries = v @ np.swapaxes(softmax(scores, axis=-2), -1, -2)  # (..., d_v, T_q)
+            mistakes.append(
+                (
+                    over_queries,
+                    "it matches a softmax over the queries (axis -2 of the scores); take it over the keys",
+                )
+            )
+        mistakes.append((weights, "these are the attention weights; return the output, or (output, weights)"))
+        return Case(
+            name,
+            (q, k, v),
+            out,
+            weights,
+            mistakes=tuple(mistakes),
+            error_hint=_CF_MATMUL_HINT,
+            error_when=MATMUL_ERRORS,
+        )
+
+    return run_cases(
+        "channels-first attention",
+        fn,
+        [
+            case("d_k = 3, 5 queries, 4 keys, d_v = 2", (), 3, 5, 4, 2),
+            case("cross-attention: d_k = 4, 2 queries, 6 keys, d_v = 3", (), 4, 2, 6, 3),
+            case("a single query", (), 6, 1, 5, 4),
+            case("batch axes (B, h) = (2, 3): d_k = 4, 5 positions, d_v = 6", (2, 3), 4, 5, 5, 6),
+            case("an image of 4 x 4 pixels: 16 positions, 8 channels", (1,), 8, 16, 16, 8),
+        ],
+    )
+
+
+# ----------------------------------------------------------------------------------------------------
+# The gradient of attention with respect to its queries (lesson 02, exercise 3)
+
+QG_UNSCALED = (
+    "the 1/√d_k of the scores is missing: s_ij = q_i·k_j / √d_k, so the scores change with q_i at the rate "
+    "k_j / √d_k"
+)
+QG_DIVIDED_BY_D_K = "it divides by d_k; the scores carry the factor 1/√d_k once"
+QG_NO_JACOBIAN = (
+    "the gradient goes around the softmax: ∂L/∂s is the softmax's Jacobian times ∂L/∂p, not ∂L/∂p itself"
+)
+QG_DIAGONAL_ONLY = (
+    "it keeps only the diagonal of the softmax's Jacobian, p_i ∂L/∂p_i; subtract p_i Σ_j p_j ∂L/∂p_j too "
+    "(the −p_i p_j entries)"
+)
+QG_QUERIES_NOT_KEYS = (
+    "it multiplies by the queries; the score q_i·k_j changes with q_i at the rate of k_j, so ∂L/∂q = "
+    "(∂L/∂s) k / √d_k"
+)
+QG_KEY_GRADIENT = (
+    "this has the keys' shape: it is the gradient with respect to the keys; the queries' gradient is "
+    "(∂L/∂s) k / √d_k, shape (T_q, d_k)"
+)
+_QG_MATMUL_HINT = (
+    "follow the shapes back: ∂L/∂p = grad_out @ vᵀ is (T_q, T_k), ∂L/∂s has the same shape, and "
+    "∂L/∂q = ∂L/∂s @ k / √d_k is (T_q, d_k)"
+)
+
+
+def _score_gradient(p: NDArray[Any], dp: NDArray[Any]) -> NDArray[Any]:
+    """∂L/∂s from ∂L/∂p through p = softmax(s), row by row: p ⊙ (∂L/∂p − Σ_j p_j ∂L/∂p_j)."""
+    result: NDArray[Any] = p * (dp - (p * dp).sum(axis=-1, keepdims=True))
+    return result
+
+
+def check_query_gradient(fn: Callable[..., Any]) -> CheckResult:
+    """Check ``fn(q, k, v, grad_out)``: the gradient ∂L/∂q of L = Σ grad_out ⊙ attention(q, k, v), for
+    ``q`` (T_q, d_k), ``k`` (T_k, d_k), ``v`` (T_k, d_v) and ``grad_out`` (T_q, d_v); shape (T_q, d_k)."""
+    rng = np.random.default_rng(204)
+
+    def case(name: str, t_q: int, t_k: int, d_k: int, d_v: int) -> Case:
+        q, k = rng.standard_normal((t_q, d_k)), rng.standard_normal((t_k, d_k))
+        v, grad_out = rng.standard_normal((t_k, d_v)), rng.standard_normal((t_q, d_v))
+        root = math.sqrt(d_k)
+        p = softmax(q @ k.T / root)  # (T_q, T_k)
+        dp = grad_out @ v.T  # (T_q, T_k)
+        ds = _score_gradient(p, dp)  # (T_q, T_k)
+        mistakes = [
+            (ds @ k, QG_UNSCALED),
+            (ds @ k / d_k, QG_DIVIDED_BY_D_K),
+            (dp @ k / root, QG_NO_JACOBIAN),
+            ((p * dp) @ k / root, QG_DIAGONAL_ONLY),
+            (ds.T @ q / root, QG_KEY_GRADIENT),
+        ]
+        if t_q == t_k:
+            mistakes.append((ds @ q / root, QG_QUERIES_NOT_KEYS))
+        return Case(
+            name,
+            (q, k, v, grad_out),
+            ds @ k / root,
+            mistakes=tuple(mistakes),
+            error_hint=_QG_MATMUL_HINT,
+            error_when=MATMUL_ERRORS,
+        )
+
+    return run_cases(
+        "query gradient",
+        fn,
+        [
+            case("2 queries, 3 keys, d_k = 4, d_v = 2", 2, 3, 4, 2),
+            case("4 queries, 4 keys, d_k = 3, d_v = 3", 4, 4, 3, 3),
+            case("a single key: its weight is always 1", 3, 1, 2, 2),
+            case("a single query, 6 keys, d_k = 8, d_v = 5", 1, 6, 8, 5),
         ],
     )

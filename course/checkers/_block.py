@@ -1,5 +1,9 @@
-"""Checkers for lesson 07: LayerNorm from its definition, causal multi-head self-attention as a module, and
-the pre-LN block.
+"""Checkers for lesson 07: LayerNorm from its definition and its backward pass, causal multi-head
+self-attention as a module, and the pre-LN encoder and decoder blocks.
+
+The lesson's exercises are :func:`check_layer_norm_backward`, :func:`check_causal_self_attention` and
+:func:`check_pre_ln_decoder_block`; :func:`check_layer_norm` and :func:`check_pre_ln_block` check what the
+lesson builds in its sections, for code cards and practice.
 
 torch is imported inside the checkers that need it, so that importing ``course.checkers`` never imports it.
 """
@@ -27,6 +31,19 @@ if TYPE_CHECKING:
     from torch import Tensor
 
 __all__ = [
+    "DEC_CROSS_NO_RESIDUAL",
+    "DEC_CROSS_UNNORMALIZED",
+    "DEC_MEMORY_NORMALIZED",
+    "DEC_NORMS_SWAPPED",
+    "DEC_NO_CROSS",
+    "DEC_POST_LN",
+    "DEC_QUERIES_FROM_INPUT",
+    "LNB_NO_GAMMA",
+    "LNB_NO_MEAN_TERM",
+    "LNB_NO_VARIANCE_TERM",
+    "LNB_STATS_CONSTANT",
+    "LNB_SUM_NOT_MEAN",
+    "LNB_UNBIASED",
     "LN_NO_EPS",
     "LN_NO_MEAN",
     "LN_NO_SQRT",
@@ -36,7 +53,10 @@ __all__ = [
     "UNSCALED",
     "check_causal_self_attention",
     "check_layer_norm",
+    "check_layer_norm_backward",
     "check_pre_ln_block",
+    "check_pre_ln_decoder_block",
+    "layer_norm_backward",
 ]
 
 Array = NDArray[np.float64]
@@ -108,6 +128,95 @@ def check_layer_norm(fn: Callable[..., Any]) -> CheckResult:
             case("batch of 2, 3 positions, d = 5", rng.standard_normal((2, 3, 5))),
             case("one position, d = 6, large values", 100.0 + 10.0 * rng.standard_normal((1, 6))),
             case("d = 1: the variance is 0, the output is beta", rng.standard_normal((3, 1))),
+        ],
+    )
+
+
+# ----------------------------------------------------------------------------------------------------
+# LayerNorm's backward pass
+
+
+def layer_norm_backward(
+    x: Array, gamma: Array, grad_out: Array, eps: float = 1e-5, *, ddof: int = 0
+) -> Array:
+    """The gradient of a loss with respect to LayerNorm's input: with x̂ = (x - μ)/σ, σ = sqrt(var + eps) and
+    g = grad_out · γ (the gradient reaching x̂), ∂loss/∂x = (g - mean(g) - x̂ · mean(g · x̂)) / σ, the means
+    over the last axis. The three terms are the three paths from x_i to the output: directly, through μ and
+    through σ. x, grad_out (..., d), gamma (d,). (``ddof=1``: the same formula with the unbiased variance, a
+    typical mistake.)"""
+    mean = x.mean(axis=-1, keepdims=True)
+    sigma = np.sqrt(x.var(axis=-1, keepdims=True, ddof=ddof) + eps)
+    x_hat = (x - mean) / sigma
+    g = grad_out * gamma
+    out: Array = (
+        g - g.mean(axis=-1, keepdims=True) - x_hat * (g * x_hat).mean(axis=-1, keepdims=True)
+    ) / sigma
+    return out
+
+
+LNB_STATS_CONSTANT = (
+    "it treats the mean and the standard deviation as constants, grad_out · gamma / sigma: x_i also moves "
+    "the mean and the variance of its row, and those two paths add two terms"
+)
+LNB_NO_MEAN_TERM = (
+    "it leaves out the path through the mean: subtract the row mean of g = grad_out · gamma as well"
+)
+LNB_NO_VARIANCE_TERM = (
+    "it leaves out the path through the variance: subtract x̂ times the row mean of g · x̂ as well, with "
+    "x̂ = (x - mean) / sigma"
+)
+LNB_NO_GAMMA = (
+    "gamma is left out: the gradient that reaches the normalized x̂ is grad_out · gamma, since y = gamma · x̂ "
+    "+ beta"
+)
+LNB_SUM_NOT_MEAN = (
+    "the terms through the mean and the variance are sums over the row; they are means (divided by d), as "
+    "the mean and the variance are"
+)
+LNB_UNBIASED = (
+    "it uses the unbiased variance (divided by d - 1); LayerNorm's is biased (divided by d), and so is its "
+    "gradient's sigma"
+)
+
+
+def check_layer_norm_backward(fn: Callable[..., Any]) -> CheckResult:
+    """Check ``fn(x, gamma, grad_out, eps)``: the gradient of a loss with respect to LayerNorm's input x
+    (..., d), given grad_out = ∂loss/∂y (..., d) for y = LayerNorm(x) with scale ``gamma`` (d,) and the
+    biased variance (:func:`layer_norm_backward`, equal to torch's autograd)."""
+    rng = np.random.default_rng(717)
+
+    def case(name: str, x: Array, eps: float = 1e-5) -> Case:
+        d = x.shape[-1]
+        gamma: Array = 1.0 + 0.5 * rng.standard_normal((d,))
+        grad_out = rng.standard_normal(x.shape)
+        mean = x.mean(axis=-1, keepdims=True)
+        sigma = np.sqrt(x.var(axis=-1, keepdims=True) + eps)
+        x_hat = (x - mean) / sigma
+        g = grad_out * gamma
+
+        def row_mean(a: Array) -> Array:
+            return a.mean(axis=-1, keepdims=True)  # type: ignore[no-any-return]
+
+        mistakes = (
+            (g / sigma, LNB_STATS_CONSTANT),
+            ((g - x_hat * row_mean(g * x_hat)) / sigma, LNB_NO_MEAN_TERM),
+            ((g - row_mean(g)) / sigma, LNB_NO_VARIANCE_TERM),
+            (layer_norm_backward(x, np.ones(d), grad_out, eps), LNB_NO_GAMMA),
+            ((g - d * row_mean(g) - x_hat * d * row_mean(g * x_hat)) / sigma, LNB_SUM_NOT_MEAN),
+            (layer_norm_backward(x, gamma, grad_out, eps, ddof=1), LNB_UNBIASED),
+        )
+        return Case(
+            name, (x, gamma, grad_out, eps), layer_norm_backward(x, gamma, grad_out, eps), mistakes=mistakes
+        )
+
+    return run_cases(
+        "layer_norm_backward",
+        fn,
+        [
+            case("3 positions, d = 4", rng.standard_normal((3, 4))),
+            case("batch of 2, 3 positions, d = 5", 3.0 * rng.standard_normal((2, 3, 5)) + 1.0),
+            case("one position, d = 6, large values", 100.0 + 10.0 * rng.standard_normal((1, 6))),
+            case("eps = 0.5, d = 3", rng.standard_normal((4, 3)), eps=0.5),
         ],
     )
 
@@ -359,9 +468,10 @@ def _check_dropout(cls: Callable[..., Any], spec: _Spec) -> None:
 
 def check_causal_self_attention(cls: Callable[..., Any]) -> CheckResult:
     """Check ``cls(d_model, n_heads, dropout, max_len)``: an ``nn.Module`` with ``w_qkv`` (nn.Linear(d_model,
-    3 d_model), W_Q, W_K, W_V stacked as in ``nn.MultiheadAttention.in_proj_weight``), ``w_o``, dropout on
-    the attention weights and the causal mask as a registered buffer; ``forward(x)`` (B, T, d_model) returns
-    ``(output, weights)``, (B, T, d_model) and (B, h, T, T), the weights after dropout.
+    3 d_model), laid out as ``nn.MultiheadAttention.in_proj_weight``: W_Qᵀ, W_Kᵀ, W_Vᵀ stacked), ``w_o``,
+    dropout on the attention weights and the causal mask as a registered buffer; ``forward(x)``
+    (B, T, d_model) returns ``(output, weights)``, (B, T, d_model) and (B, h, T, T), the weights after
+    dropout.
 
     In eval mode it must equal ``nn.MultiheadAttention`` with its weights copied in and a causal mask.
     """
@@ -456,3 +566,116 @@ def check_pre_ln_block(fn: Callable[..., Any]) -> CheckResult:
                 case("B = 3, T = 4, d_model = 12, 3 heads", 3, 4, 12, 3),
             ],
         )
+
+
+# ----------------------------------------------------------------------------------------------------
+# The pre-LN decoder block
+
+DEC_POST_LN = (
+    "it is a post-LN block, LN(x + sublayer(x)) after each sublayer; pre-LN normalizes each sublayer's input "
+    "and leaves the residual path alone: x + sublayer(LN(x))"
+)
+DEC_MEMORY_NORMALIZED = (
+    "the memory goes through norm2 too; the block normalizes only its own stream (the encoder normalized the "
+    "memory already): cross_attention(norm2(h), memory)"
+)
+DEC_CROSS_UNNORMALIZED = (
+    "cross-attention reads h without its LayerNorm; in a pre-LN block every sublayer reads its input "
+    "normalized: h + cross_attention(norm2(h), memory)"
+)
+DEC_CROSS_NO_RESIDUAL = (
+    "cross-attention has no residual connection: add its input, h + cross_attention(norm2(h), memory)"
+)
+DEC_QUERIES_FROM_INPUT = (
+    "cross-attention's queries come from the block's input y; they come from h, the stream after the "
+    "self-attention sublayer"
+)
+DEC_NORMS_SWAPPED = (
+    "norm2 and norm3 are swapped: the block's LayerNorms are used in the order of its sublayers, norm1 "
+    "before self-attention, norm2 before cross-attention, norm3 before the feed-forward network"
+)
+DEC_NO_CROSS = (
+    "cross-attention is left out: a decoder block has three sublayers, self-attention, cross-attention to "
+    "the memory, and the feed-forward network"
+)
+
+
+def check_pre_ln_decoder_block(fn: Callable[..., Any]) -> CheckResult:
+    """Check ``fn(y, memory, self_attention, cross_attention, ffn, norm1, norm2, norm3)``: one pre-LN decoder
+    block, three sublayers each wrapped as x + sublayer(LN(x)): causal self-attention (``self_attention(z)``,
+    causal already), cross-attention to the memory (``cross_attention(z, memory)``, the memory as it is) and
+    the feed-forward network. y (B, T_dec, d_model), memory (B, T_enc, d_model). Compared with
+    ``nn.TransformerDecoderLayer(norm_first=True)`` (dropout 0, eval mode, a causal ``tgt_mask``), whose
+    pieces they are."""
+    import torch
+    from torch import nn
+
+    def case(name: str, b: int, t_dec: int, t_enc: int, d: int, h: int) -> Case:
+        torch.manual_seed(10 * d + t_dec + t_enc)
+        layer = nn.TransformerDecoderLayer(
+            d, h, 2 * d, dropout=0.0, batch_first=True, norm_first=True, dtype=torch.float64
+        ).eval()
+        norms = (layer.norm1, layer.norm2, layer.norm3)
+        with torch.no_grad():
+            for norm in norms:
+                norm.weight.normal_()
+                norm.bias.normal_()
+        blocked = torch.ones(t_dec, t_dec, dtype=torch.bool).triu(1)  # True = blocked (torch's convention)
+
+        def self_attention(z: Tensor) -> Tensor:
+            out: Tensor = layer.self_attn(
+                z, z, z, attn_mask=blocked[: z.shape[1], : z.shape[1]], need_weights=False
+            )[0]
+            return out
+
+        def cross_attention(z: Tensor, memory: Tensor) -> Tensor:
+            out: Tensor = layer.multihead_attn(z, memory, memory, need_weights=False)[0]
+            return out
+
+        def ffn(z: Tensor) -> Tensor:
+            out: Tensor = layer.linear2(torch.relu(layer.linear1(z)))
+            return out
+
+        n1, n2, n3 = norms
+        y = torch.randn(b, t_dec, d, dtype=torch.float64)
+        memory = torch.randn(b, t_enc, d, dtype=torch.float64)
+        with torch.no_grad():
+            expected = layer(y, memory, tgt_mask=blocked).numpy()
+            h1 = y + self_attention(n1(y))
+            h2 = h1 + cross_attention(n2(h1), memory)
+            post1 = n1(y + self_attention(y))
+            post2 = n2(post1 + cross_attention(post1, memory))
+            mistakes = tuple(
+                (result.numpy(), words)
+                for result, words in (
+                    (n3(post2 + ffn(post2)), DEC_POST_LN),
+                    (post2 + ffn(n3(post2)), DEC_POST_LN),
+                    (_then_ffn(h1 + cross_attention(n2(h1), n2(memory)), ffn, n3), DEC_MEMORY_NORMALIZED),
+                    (_then_ffn(h1 + cross_attention(h1, memory), ffn, n3), DEC_CROSS_UNNORMALIZED),
+                    (_then_ffn(cross_attention(n2(h1), memory), ffn, n3), DEC_CROSS_NO_RESIDUAL),
+                    (_then_ffn(h1 + cross_attention(n2(y), memory), ffn, n3), DEC_QUERIES_FROM_INPUT),
+                    (_then_ffn(h1 + cross_attention(n3(h1), memory), ffn, n2), DEC_NORMS_SWAPPED),
+                    (_then_ffn(h1, ffn, n3), DEC_NO_CROSS),
+                    (_then_ffn(h1, ffn, n2), DEC_NO_CROSS),
+                )
+            )
+            assert np.allclose(_then_ffn(h2, ffn, n3).numpy(), expected)
+        return Case(
+            name, (y, memory, self_attention, cross_attention, ffn, n1, n2, n3), expected, mistakes=mistakes
+        )
+
+    with torch.no_grad():
+        return run_cases(
+            "pre-LN decoder block",
+            fn,
+            [
+                case("B = 2, T_dec = 4, T_enc = 6, d_model = 8, 2 heads", 2, 4, 6, 8, 2),
+                case("a single target position, T_enc = 3, d_model = 4, 1 head", 1, 1, 3, 4, 1),
+                case("T_dec = 5 longer than T_enc = 2, d_model = 12, 3 heads", 2, 5, 2, 12, 3),
+            ],
+        )
+
+
+def _then_ffn(h: Tensor, ffn: Callable[[Tensor], Tensor], norm: Callable[[Tensor], Tensor]) -> Tensor:
+    """The block's last sublayer on the stream ``h``: h + ffn(norm(h))."""
+    return h + ffn(norm(h))

@@ -1,5 +1,6 @@
-"""Checkers for lesson 08: chunked attention with an online softmax, a causal sliding-window mask, and causal
-linear attention."""
+"""Checkers for lesson 08: chunked attention with an online softmax, a sliding window with attention sinks,
+and causal linear attention. (:func:`check_window_mask` checks the plain sliding window the lesson builds in
+its section 4, for code cards and practice.)"""
 
 from __future__ import annotations
 
@@ -18,7 +19,9 @@ __all__ = [
     "WHOLE_MATRIX",
     "check_causal_linear_attention",
     "check_chunked_attention",
+    "check_sink_window_mask",
     "check_window_mask",
+    "sink_window_mask",
 ]
 
 NO_SUM_RESCALE = (
@@ -190,6 +193,92 @@ def check_window_mask(fn: Callable[[int, int], Any]) -> CheckResult:
         )
 
     return run_cases("sliding-window mask", fn, [case(6, 3), case(5, 1), case(4, 4), case(7, 2)])
+
+
+def sink_window_mask(n: int, window: int, sinks: int) -> NDArray[np.bool_]:
+    """The (n, n) causal mask of a sliding window with attention sinks (StreamingLLM, Xiao et al. 2024):
+    query i may attend to key j <= i when j is among its ``window`` most recent keys (itself included) or
+    among the first ``sinks`` positions. True = may attend."""
+    i, j = np.arange(n)[:, None], np.arange(n)[None, :]
+    mask: NDArray[np.bool_] = (j <= i) & ((i - j < window) | (j < sinks))
+    return mask
+
+
+SINKS_MISSING = (
+    "it is the plain sliding window: the first {sinks} positions, the sinks, stay visible to every later "
+    "query"
+)
+SINKS_SEE_FUTURE = (
+    "the first queries may attend to sinks after them, their future: a sink is visible only to itself and "
+    "the queries after it"
+)
+SINKS_OFF_BY_ONE = "it keeps {got} sinks; the sinks are the first `sinks` positions, 0 to sinks - 1"
+SINK_WINDOW_PLUS_ONE = (
+    "the window holds one key too many: query i sees its `window` most recent keys, itself included, "
+    "i - window < j <= i, plus the sinks"
+)
+SINK_WINDOW_MINUS_ONE = (
+    "the window holds one key too few: query i sees its `window` most recent keys, itself included, "
+    "i - window < j <= i, plus the sinks"
+)
+SINKS_ONLY = "only the sinks are kept: each query also sees its `window` most recent keys, itself included"
+SINKS_INVERTED = "the mask is inverted; here True means may attend"
+SINKS_SYMMETRIC = (
+    "the window is symmetric, so each query also sees the next keys, its future; keep only j <= i"
+)
+
+
+def _sink_words(window: int, sinks: int) -> Callable[[tuple[int, ...], bool, str], str]:
+    def words(index: tuple[int, ...], expected: bool, where: str) -> str:
+        i, j = index
+        if expected and i - j < window:
+            which = "itself," if i == j else f"key {j}, {i - j} positions back,"
+            return (
+                f"query {i} is blocked from {which} which is inside its window of {window} keys "
+                f"({where} should be True)"
+            )
+        if expected:
+            return (
+                f"query {i} is blocked from key {j}, one of the first {sinks} positions (a sink), which "
+                f"every later query keeps ({where} should be True)"
+            )
+        if j > i:
+            return f"query {i} may attend to key {j}, a future position ({where} should be False)"
+        return (
+            f"query {i} may attend to key {j}, {i - j} positions back: outside its window of {window} keys "
+            f"and not one of the first {sinks} positions ({where} should be False)"
+        )
+
+    return words
+
+
+def check_sink_window_mask(fn: Callable[[int, int, int], Any]) -> CheckResult:
+    """Check ``fn(n, window, sinks)``: the (n, n) boolean causal mask of a sliding window of ``window`` keys
+    with the first ``sinks`` positions kept for every later query (:func:`sink_window_mask`)."""
+
+    def case(n: int, window: int, sinks: int) -> Case:
+        mask = sink_window_mask(n, window, sinks)
+        i, j = np.arange(n)[:, None], np.arange(n)[None, :]
+        band = (j <= i) & (i - j < window)
+        mistakes = (
+            (band, SINKS_MISSING.format(sinks=sinks)),
+            (band | (j < sinks), SINKS_SEE_FUTURE),
+            (sink_window_mask(n, window, sinks + 1), SINKS_OFF_BY_ONE.format(got=sinks + 1)),
+            (sink_window_mask(n, window, max(sinks - 1, 0)), SINKS_OFF_BY_ONE.format(got=max(sinks - 1, 0))),
+            (sink_window_mask(n, window + 1, sinks), SINK_WINDOW_PLUS_ONE),
+            (sink_window_mask(n, max(window - 1, 0), sinks), SINK_WINDOW_MINUS_ONE),
+            ((j <= i) & (j < sinks), SINKS_ONLY),
+            (~mask, SINKS_INVERTED),
+            ((np.abs(i - j) < window) | ((j <= i) & (j < sinks)), SINKS_SYMMETRIC),
+        )
+        name = f"n = {n}, window = {window}, " + (f"{sinks} sinks" if sinks != 1 else "1 sink")
+        return Case(name, (n, window, sinks), mask, mistakes=mistakes, mask_words=_sink_words(window, sinks))
+
+    return run_cases(
+        "sink window mask",
+        fn,
+        [case(8, 3, 2), case(6, 2, 1), case(5, 1, 0), case(4, 4, 2), case(7, 2, 3)],
+    )
 
 
 LINEAR_NOT_CAUSAL = (

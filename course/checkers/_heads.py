@@ -1,7 +1,9 @@
-"""Checkers for lesson 04: splitting and merging heads, multi-head attention, and grouped-query attention."""
+"""Checkers for lesson 04: splitting a fused query-key-value projection into heads, each head's term of the
+output projection, and grouped-query attention."""
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -10,10 +12,17 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from course.attention import merge_heads, multi_head_attention, scaled_dot_product_attention, split_heads
-from course.checkers._attention import scale_mistakes
-from course.checkers._engine import Case, CheckResult, Problem, call_learner, check_case, run_cases
-from course.checkers._self_attention import TRANSPOSED_WORDS
+from course.attention import merge_heads, scaled_dot_product_attention, split_heads
+from course.checkers._attention import MATMUL_ERRORS
+from course.checkers._engine import (
+    Case,
+    CheckResult,
+    Problem,
+    call_learner,
+    check_case,
+    from_torch,
+    run_cases,
+)
 from course.grouped import grouped_query_attention
 
 __all__ = [
@@ -21,157 +30,20 @@ __all__ = [
     "GQA_D_MODEL_SCALE",
     "GQA_NOT_CAUGHT",
     "GQA_TILED",
+    "HC_AVERAGED",
+    "HC_DIVIDED",
+    "HC_INTERLEAVED",
+    "HC_SUMMED",
+    "HC_TRANSPOSED",
+    "QKV_HEADS_FIRST",
+    "QKV_HEADS_NOT_SPLIT",
+    "QKV_NO_TRANSPOSE",
+    "QKV_POSITIONS_BEFORE_HEADS",
+    "QKV_WIDTH_HINT",
     "check_grouped_query",
-    "check_merge_heads",
-    "check_multi_head",
-    "check_split_heads",
+    "check_head_contributions",
+    "check_split_qkv",
 ]
-
-
-def check_split_heads(fn: Callable[[NDArray[Any], int], Any]) -> CheckResult:
-    """Check ``fn(x, n_heads)``: (B, T, d_model) -> (B, h, T, d_head), head i holding features i*d_head on."""
-
-    def case(name: str, b: int, t: int, d: int, h: int) -> Case:
-        x = np.arange(b * t * d, dtype=np.float64).reshape(b, t, d)
-        mistakes = (
-            (
-                x.reshape(b, h, t, d // h),
-                "it is x.reshape(B, h, T, d_head); reshape to (B, T, h, d_head), then swap axes 1 and 2",
-            ),
-            (
-                x.reshape(b, t, d // h, h).transpose(0, 3, 1, 2),
-                "it splits the features the wrong way round; reshape to (B, T, h, d_head)",
-            ),
-            (
-                x.reshape(b, t, h, d // h),
-                "it is x.reshape(B, T, h, d_head); now swap axes 1 and 2, to put the heads before the "
-                "positions",
-            ),
-            (
-                x.reshape(b, t, h, d // h).transpose(0, 2, 3, 1),
-                "it is (B, h, d_head, T), with the last two axes swapped too; use .transpose(0, 2, 1, 3)",
-            ),
-        )
-        return Case(name, (x, h), split_heads(x, h), mistakes=mistakes)
-
-    return run_cases(
-        "split_heads",
-        fn,
-        [
-            case("B = 1, T = 2, d_model = 4, 2 heads", 1, 2, 4, 2),
-            case("B = 2, T = 3, d_model = 6, 3 heads", 2, 3, 6, 3),
-            case("one head", 2, 3, 4, 1),
-            case("a length-1 sequence", 2, 1, 6, 2),
-            case("d_head = 1", 1, 3, 4, 4),
-        ],
-    )
-
-
-def check_merge_heads(fn: Callable[[NDArray[Any]], Any]) -> CheckResult:
-    """Check ``fn(x)``: (B, h, T, d_head) -> (B, T, h*d_head), the inverse of split_heads."""
-
-    def case(name: str, b: int, h: int, t: int, d_head: int) -> Case:
-        x = np.arange(b * h * t * d_head, dtype=np.float64).reshape(b, h, t, d_head)
-        mistakes = (
-            (x.reshape(b, t, h * d_head), "it is x.reshape(B, T, h*d_head); swap axes 1 and 2 first"),
-            (
-                x.swapaxes(1, 2),
-                "it is (B, T, h, d_head): the axes are swapped; now reshape to (B, T, h*d_head)",
-            ),
-            (
-                np.concatenate(list(np.moveaxis(x, 1, 0)), axis=1),
-                "it puts the heads one after another along the positions; put them side by side along the "
-                "features: swap axes 1 and 2, then reshape to (B, T, h*d_head)",
-            ),
-        )
-        return Case(name, (x,), merge_heads(x), mistakes=mistakes)
-
-    return run_cases(
-        "merge_heads",
-        fn,
-        [
-            case("B = 1, 2 heads, T = 2, d_head = 2", 1, 2, 2, 2),
-            case("B = 2, 3 heads, T = 4, d_head = 2", 2, 3, 4, 2),
-            case("one head", 2, 1, 3, 4),
-            case("a length-1 sequence", 2, 2, 1, 3),
-            case("d_head = 1", 1, 4, 3, 1),
-        ],
-    )
-
-
-def check_multi_head(fn: Callable[..., Any]) -> CheckResult:
-    """Check ``fn(x_q, x_kv, w_q, w_k, w_v, w_o, n_heads)``: multi-head attention, no biases, no mask.
-
-    ``x_q`` (B, T_q, d_model), ``x_kv`` (B, T_k, d_model), every ``w`` (d_model, d_model). ``fn`` returns the
-    output (B, T_q, d_model), or ``(output, weights)`` with per-head weights (B, h, T_q, T_k).
-    """
-    rng = np.random.default_rng(505)
-
-    def case(name: str, b: int, t_q: int, t_k: int, d: int, h: int) -> Case:
-        x_q = rng.standard_normal((b, t_q, d))
-        x_kv = x_q if t_k == t_q else rng.standard_normal((b, t_k, d))
-        w_q, w_k, w_v, w_o = (rng.standard_normal((d, d)) / math.sqrt(d) for _ in range(4))
-        out, weights = multi_head_attention(x_q, x_kv, w_q, w_k, w_v, w_o, h)
-        q, k, v = x_q @ w_q, x_kv @ w_k, x_kv @ w_v
-        split = (split_heads(q, h), split_heads(k, h), split_heads(v, h))  # (B, h, T, d_head) each
-        heads = scaled_dot_product_attention(*split)[0]
-        no_swap = scaled_dot_product_attention(*(a.reshape(b, h, -1, d // h) for a in (q, k, v)))[0]
-        d_head = d // h
-        mistakes = [
-            (merge_heads(heads), "it matches leaving out the output projection W_O"),
-            (
-                no_swap.reshape(b, -1, d) @ w_o,
-                "it matches reshaping to (B, h, T, d_head) without swapping the T and head axes",
-            ),
-            *scale_mistakes(
-                lambda scale: merge_heads(scaled_dot_product_attention(*split, scale=scale)[0]) @ w_o,
-                1 / math.sqrt(d_head),
-                [
-                    (1.0, "attention without scaling"),
-                    (1 / math.sqrt(d), "scaling by 1/√d_model"),
-                    (1 / d, "scaling by 1/d_model"),
-                    (1 / d_head, "scaling by 1/d_head"),
-                ],
-                "; scale each head by 1/√d_head",
-            ),
-            (
-                scaled_dot_product_attention(q, k, v)[0] @ w_o,
-                "it matches a single head of full width; split into n_heads heads",
-            ),
-            (
-                multi_head_attention(x_q, x_kv, w_q.T, w_k.T, w_v.T, w_o.T, h)[0],
-                TRANSPOSED_WORDS,
-            ),
-            (
-                weights,
-                "these are the attention weights; return the output, or (output, weights)",
-            ),
-            (
-                heads,
-                "these are the heads' outputs; merge them to (B, T_q, d_model) and project with W_O",
-            ),
-        ]
-        if t_k != t_q:
-            mistakes.append(
-                (
-                    multi_head_attention(x_q, x_q, w_q, w_k, w_v, w_o, h)[0],
-                    "it matches attending to x_q; the keys and values come from x_kv",
-                )
-            )
-        return Case(name, (x_q, x_kv, w_q, w_k, w_v, w_o, h), out, weights, mistakes=tuple(mistakes))
-
-    return run_cases(
-        "multi-head attention",
-        fn,
-        [
-            case("self-attention, T = 3, d_model = 4, 2 heads", 1, 3, 3, 4, 2),
-            case("cross-attention, 2 queries, 5 keys", 2, 2, 5, 6, 3),
-            case("one head", 1, 3, 3, 4, 1),
-            case("a length-1 sequence", 2, 1, 1, 4, 2),
-            case("d_head = 1", 1, 3, 3, 4, 4),
-            case("a batch of 3, 4 heads", 3, 4, 4, 8, 4),
-        ],
-    )
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -291,3 +163,157 @@ def _check_grouped_case(fn: Callable[..., Any], case: Case | _Indivisible) -> No
         _check_indivisible(fn, case)
     else:
         check_case(fn, case)
+
+
+# ----------------------------------------------------------------------------------------------------
+# Splitting a fused projection into queries, keys and values, by head (lesson 04, exercise 1)
+
+QKV_HEADS_FIRST = (
+    "it reads each head's query, key and value side by side; the fused projection holds all the queries "
+    "first, then all the keys, then all the values: reshape to (B, T, 3, h, d_head)"
+)
+QKV_NO_TRANSPOSE = (
+    "it reshapes straight to (3, B, h, T, d_head); reshape to (B, T, 3, h, d_head) first, then move the axes "
+    "into place, .transpose(2, 0, 3, 1, 4)"
+)
+QKV_POSITIONS_BEFORE_HEADS = (
+    "the positions come before the heads: each of q, k and v must be (B, h, T, d_head), with the heads "
+    "before the positions"
+)
+QKV_HEADS_NOT_SPLIT = (
+    "it splits the queries, keys and values apart but not into heads; cut each into h heads of d_head "
+    "features too"
+)
+QKV_WIDTH_HINT = (
+    "qkv is 3·d_model wide, so d_head = qkv.shape[-1] // (3 * n_heads); reshape to (B, T, 3, n_heads, d_head)"
+)
+
+
+def _stacked(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn``, with a tuple or list of three arrays, (q, k, v), stacked into one array (3, ...)."""
+
+    @functools.wraps(fn)
+    def call(*args: Any) -> Any:
+        result = fn(*args)
+        if isinstance(result, (tuple, list)) and len(result) == 3:
+            parts = [from_torch(part, "each of q, k and v") for part in result]
+            if len({np.shape(part) for part in parts}) == 1:
+                return np.stack(parts)
+        return result
+
+    return call
+
+
+def check_split_qkv(fn: Callable[[NDArray[Any], int], Any]) -> CheckResult:
+    """Check ``fn(qkv, n_heads)``: ``qkv`` (B, T, 3·d_model) is x @ [W_Q | W_K | W_V], every query, then
+    every key, then every value; ``fn`` returns (q, k, v), each (B, h, T, d_head), or one array
+    (3, B, h, T, d_head)."""
+
+    def case(name: str, b: int, t: int, d: int, h: int) -> Case:
+        qkv = np.arange(b * t * 3 * d, dtype=np.float64).reshape(b, t, 3 * d)
+        d_head = d // h
+        expected = qkv.reshape(b, t, 3, h, d_head).transpose(2, 0, 3, 1, 4)  # (3, B, h, T, d_head)
+        mistakes = (
+            (qkv.reshape(b, t, h, 3, d_head).transpose(3, 0, 2, 1, 4), QKV_HEADS_FIRST),
+            (qkv.reshape(3, b, h, t, d_head), QKV_NO_TRANSPOSE),
+            (qkv.reshape(b, t, 3, h, d_head).transpose(2, 0, 1, 3, 4), QKV_POSITIONS_BEFORE_HEADS),
+            (qkv.reshape(b, t, 3, d).transpose(2, 0, 1, 3), QKV_HEADS_NOT_SPLIT),
+        )
+        return Case(
+            name,
+            (qkv, h),
+            expected,
+            mistakes=mistakes,
+            error_hint=QKV_WIDTH_HINT,
+            error_when=("reshape", "size"),
+        )
+
+    return run_cases(
+        "split_qkv",
+        _stacked(fn),
+        [
+            case("B = 1, T = 3, d_model = 4, 2 heads", 1, 3, 4, 2),
+            case("B = 2, T = 4, d_model = 6, 3 heads", 2, 4, 6, 3),
+            case("one head", 2, 3, 4, 1),
+            case("a length-1 sequence", 2, 1, 6, 2),
+            case("d_head = 1", 1, 3, 4, 4),
+        ],
+    )
+
+
+# ----------------------------------------------------------------------------------------------------
+# What each head adds to the output (lesson 04, exercise 2)
+
+HC_SUMMED = (
+    "this is the layer's output, the sum of the heads' terms; return each head's term on its own, shape "
+    "(B, h, T, d_model)"
+)
+HC_AVERAGED = (
+    "this is the average of the heads' terms, summed over the heads and divided by h; return each head's "
+    "term on its own, shape (B, h, T, d_model)"
+)
+HC_DIVIDED = "each term is divided by h; the output is the plain sum of the heads' terms, so keep them whole"
+HC_INTERLEAVED = (
+    "it cuts W_O with reshape(d_head, h, d_model), which deals its rows out to the heads in turn; head i "
+    "owns rows i·d_head to (i+1)·d_head - 1, the rows it meets in the concatenation: "
+    "w_o.reshape(h, d_head, d_model)"
+)
+HC_TRANSPOSED = (
+    "it uses W_O transposed, its columns; head i meets rows i·d_head to (i+1)·d_head - 1 of W_O itself"
+)
+_HC_MATMUL_HINT = (
+    "head i has d_head features: multiply it by the d_head rows of W_O it meets in the concatenation, "
+    "w_o[i * d_head:(i + 1) * d_head], shape (d_head, d_model)"
+)
+
+
+def _contributions(heads: NDArray[Any], w_o: NDArray[Any]) -> NDArray[Any]:
+    """Each head's term of Concat(heads) @ W_O: heads (B, h, T, d_head), w_o (h·d_head, d_model) ->
+    (B, h, T, d_model)."""
+    _, h, _, d_head = heads.shape
+    blocks = w_o.reshape(h, d_head, w_o.shape[-1])  # (h, d_head, d_model): head i's rows of W_O
+    result: NDArray[Any] = np.einsum("bhtd,hde->bhte", heads, blocks)
+    return result
+
+
+def check_head_contributions(fn: Callable[[NDArray[Any], NDArray[Any]], Any]) -> CheckResult:
+    """Check ``fn(heads, w_o)``: each head's term of the output projection, ``heads[:, i] @ w_o[i·d_head :
+    (i+1)·d_head]``, for ``heads`` (B, h, T, d_head) and ``w_o`` (h·d_head, d_model); (B, h, T, d_model).
+    Their sum over the heads is ``merge_heads(heads) @ w_o``."""
+    rng = np.random.default_rng(506)
+
+    def case(name: str, b: int, h: int, t: int, d_head: int, d_model: int) -> Case:
+        heads = rng.standard_normal((b, h, t, d_head))
+        w_o = rng.standard_normal((h * d_head, d_model))
+        expected = _contributions(heads, w_o)
+        interleaved = np.einsum(
+            "bhtd,dhe->bhte", heads, w_o.reshape(d_head, h, d_model)
+        )  # head i gets rows i, i + h, i + 2h, …
+        mistakes = [
+            (expected.sum(axis=1), HC_SUMMED),
+            (expected.mean(axis=1), HC_AVERAGED),
+            (expected / h, HC_DIVIDED),
+            (interleaved, HC_INTERLEAVED),
+        ]
+        if w_o.shape[0] == w_o.shape[1]:  # only then do W_O's columns fit
+            mistakes.append((_contributions(heads, w_o.T), HC_TRANSPOSED))
+        return Case(
+            name,
+            (heads, w_o),
+            expected,
+            mistakes=tuple(mistakes),
+            error_hint=_HC_MATMUL_HINT,
+            error_when=MATMUL_ERRORS,
+        )
+
+    return run_cases(
+        "head_contributions",
+        fn,
+        [
+            case("B = 1, 2 heads, T = 3, d_head = 2, d_model = 4", 1, 2, 3, 2, 4),
+            case("W_O not square: 3 heads of d_head = 2, d_model = 5", 2, 3, 2, 2, 5),
+            case("one head", 1, 1, 3, 4, 4),
+            case("a length-1 sequence", 2, 2, 1, 3, 6),
+            case("d_head = 1, 4 heads", 1, 4, 3, 1, 4),
+        ],
+    )

@@ -1,153 +1,52 @@
-"""Checkers for lesson 03: self-attention with learned projections, the sinusoidal positional encoding, a
-permutation test and rotary position embeddings."""
+"""Checkers for lesson 03: self-attention with a learned bias per offset, the sinusoidal positional encoding,
+the gradient of a loss with respect to W_V written by hand, and rotary position embeddings."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from course.attention import scaled_dot_product_attention, self_attention, sinusoidal_positions
-from course.checkers._attention import MATMUL_ERRORS, attention_mistakes
+from course.attention import self_attention, sinusoidal_positions, softmax
+from course.checkers._attention import MATMUL_ERRORS
 from course.checkers._engine import (
     Case,
     CheckResult,
-    Problem,
-    call_learner,
-    from_torch,
     run_cases,
-    shape_text,
 )
 from course.positions import apply_rotary, pair_frequencies
 
 __all__ = [
-    "PERMUTATION_DIFFERS",
-    "PERMUTATION_ORDER_BLIND",
     "PE_FROM_ONE",
     "PE_MULTIPLIED",
+    "REL_AFTER_SOFTMAX",
+    "REL_BEFORE_SCALING",
+    "REL_IGNORED",
+    "REL_NO_SHIFT",
+    "REL_SIGN",
+    "REL_UNSCALED",
     "ROTARY_HALF_EXPONENT",
     "ROTARY_HALVES",
     "ROTARY_POSITIONS_IGNORED",
     "ROTARY_SINE_SIGN",
     "ROTARY_UNSCALED",
-    "SA_KEYS_AS_VALUES",
-    "SA_UNPROJECTED_SCORES",
-    "SA_UNPROJECTED_VALUES",
-    "TRANSPOSED_WORDS",
-    "check_permutation_test",
+    "VG_NOT_TRANSPOSED",
+    "VG_NO_WEIGHTS",
+    "VG_TRANSPOSED",
+    "VG_VALUE_GRADIENT",
     "check_positional_encoding",
+    "check_relative_attention",
     "check_rotary",
-    "check_self_attention",
+    "check_value_gradient",
+    "relative_offsets",
 ]
-
-_LAYOUT_HINT = (
-    "each W is d_model × d: multiply on the right, x @ w_q; nn.Linear stores the transpose, d × d_model"
-)
-TRANSPOSED_WORDS = (
-    "it matches multiplying by the transposed matrices, x @ W.T (nn.Linear's layout); multiply on the right, "
-    "x @ W"
-)
-SA_UNPROJECTED_VALUES = "it matches using x itself as the values; project them too, V = x @ w_v"
-SA_KEYS_AS_VALUES = "it matches projecting the values with W_K; V = x @ w_v"
-SA_UNPROJECTED_SCORES = (
-    "it matches scoring x against itself without W_Q and W_K; the scores compare Q = x @ w_q with K = x @ w_k"
-)
-
-
-def check_self_attention(fn: Callable[..., Any]) -> CheckResult:
-    """Check ``fn(x, w_q, w_k, w_v)``: self-attention with Q = x W_Q, K = x W_K, V = x W_V.
-
-    ``x`` (..., T, d_model), ``w_q`` and ``w_k`` (d_model, d_k), ``w_v`` (d_model, d_v). ``fn`` returns the
-    output, or ``(output, weights)``.
-    """
-    rng = np.random.default_rng(404)
-
-    def case(name: str, lead: tuple[int, ...], t: int, d_model: int, d_k: int, d_v: int) -> Case:
-        x = rng.standard_normal((*lead, t, d_model))
-        w_q, w_k, w_v = (rng.standard_normal((d_model, d)) for d in (d_k, d_k, d_v))
-        out, weights = self_attention(x, w_q, w_k, w_v)
-        q, k, v = x @ w_q, x @ w_k, x @ w_v
-        mistakes = [
-            (self_attention(x, w_k, w_q, w_v)[0], "it matches W_Q and W_K swapped"),
-            (scaled_dot_product_attention(q, k, x)[0], SA_UNPROJECTED_VALUES),
-            (scaled_dot_product_attention(q, k, k)[0], SA_KEYS_AS_VALUES),
-            (scaled_dot_product_attention(x, x, v)[0], SA_UNPROJECTED_SCORES),
-            (scaled_dot_product_attention(x, x, v, scale=1 / math.sqrt(d_k))[0], SA_UNPROJECTED_SCORES),
-            *attention_mistakes(q, k, v, more_scales=[(1 / math.sqrt(d_model), "scaling by 1/√d_model")]),
-        ]
-        if d_model == d_k == d_v:  # with square matrices x @ W.T runs, and gives other numbers
-            mistakes.append((self_attention(x, w_q.T, w_k.T, w_v.T)[0], TRANSPOSED_WORDS))
-        return Case(
-            name,
-            (x, w_q, w_k, w_v),
-            out,
-            weights,
-            mistakes=tuple(mistakes),
-            error_hint=_LAYOUT_HINT,
-            error_when=MATMUL_ERRORS,
-        )
-
-    return run_cases(
-        "self-attention",
-        fn,
-        [
-            case("T = 4, d_model = 6, d_k = d_v = 3", (), 4, 6, 3, 3),
-            case("d_k = 2, d_v = 5", (), 3, 4, 2, 5),
-            case("a length-1 sequence", (), 1, 4, 3, 3),
-            case("d_k = 1", (), 4, 3, 1, 2),
-            case("a batch of 2", (2,), 3, 4, 4, 4),
-        ],
-    )
 
 
 # ----------------------------------------------------------------------------------------------------
 # Order and positions (lesson 03)
-
-
-PERMUTATION_DIFFERS = "layer(x[perm]) and layer(x)[perm] differ here; compare them with np.allclose"
-PERMUTATION_ORDER_BLIND = (
-    "reversing the positions keeps the same rows, in another order, so sums, sorted values or shapes cannot "
-    "tell; compare layer(x[perm]) with layer(x)[perm] row by row, with np.allclose"
-)
-
-
-@dataclass(frozen=True)
-class _PermutationCase:
-    """Calls ``fn(layer, x, perm)`` of a permutation test, one per layer (of one kind), the answer they should
-    give, and what to add when ``fn`` answers True instead of False."""
-
-    name: str
-    calls: tuple[tuple[Any, ...], ...]
-    expected: bool
-    hint: str
-
-
-def _check_permutation_case(fn: Callable[..., Any], case: _PermutationCase) -> None:
-    for args in case.calls:
-        _check_permutation_call(fn, args, case)
-
-
-def _check_permutation_call(fn: Callable[..., Any], args: tuple[Any, ...], case: _PermutationCase) -> None:
-    """Raise :class:`Problem` when ``fn`` on ``args`` does not return ``case.expected`` as a bool."""
-    answer = from_torch(call_learner(fn, args), "the answer")
-    if isinstance(answer, np.ndarray) and answer.ndim == 0 and answer.dtype == np.bool_:
-        answer = answer.item()  # a one-element answer from torch, (a == b).all(), is a bool too
-    if answer is None:
-        raise Problem("your function returned None instead of True or False (is a return statement missing?)")
-    if isinstance(answer, np.ndarray) and answer.ndim > 0:
-        raise Problem(
-            f"your function returned an array of shape {shape_text(answer.shape)}, expected True or False "
-            "(np.allclose compares whole arrays and gives one bool)"
-        )
-    if not isinstance(answer, (bool, np.bool_)):
-        raise Problem(f"expected True or False, got {type(answer).__name__}")
-    if bool(answer) != case.expected:
-        hint = "compare layer(x[perm]) with layer(x)[perm] using np.allclose" if case.expected else case.hint
-        raise Problem(f"your function returned {bool(answer)}, expected {case.expected}; {hint}")
 
 
 PE_MULTIPLIED = (
@@ -221,59 +120,6 @@ def check_positional_encoding(fn: Callable[[int, int], Any]) -> CheckResult:
     )
 
 
-def check_permutation_test(
-    fn: Callable[[Callable[[NDArray[Any]], Any], NDArray[Any], NDArray[Any]], Any],
-) -> CheckResult:
-    """Check ``fn(layer, x, perm)``: True when permuting the rows of ``x`` permutes the rows of ``layer(x)``
-    the same way, ``layer(x[perm])`` equal to ``layer(x)[perm]`` up to rounding, for this ``x`` and ``perm``;
-    False otherwise. ``x`` (T, d), ``perm`` the indices 0 … T-1 in some order.
-
-    The layers are two permutation-equivariant ones (self-attention; the same projection at every position)
-    and three that are not (self-attention after adding sinusoidal positions; a running sum over positions;
-    the positions reversed, which keeps every row, so that comparing sums or sorted values cannot tell).
-    """
-    rng = np.random.default_rng(606)
-    t, d_model, d_k = 5, 8, 4
-    x = rng.standard_normal((t, d_model))  # (T, d_model)
-    w_q, w_k, w_v = (rng.standard_normal((d_model, d_k)) / math.sqrt(d_model) for _ in range(3))
-    positions = sinusoidal_positions(t, d_model)  # (T, d_model)
-    perm = np.array([1, 2, 0, 4, 3])  # a 3-cycle and a swap: its inverse is a different permutation
-
-    def attend(z: NDArray[Any]) -> NDArray[Any]:
-        return self_attention(z, w_q, w_k, w_v)[0]  # (T, d_k)
-
-    def project(z: NDArray[Any]) -> NDArray[Any]:
-        return np.tanh(z @ w_q)  # (T, d_k)
-
-    def attend_with_positions(z: NDArray[Any]) -> NDArray[Any]:
-        return attend(z + positions)  # the positions stay in place while the rows of z move
-
-    def running_sum(z: NDArray[Any]) -> NDArray[Any]:
-        return np.cumsum(z, axis=0)  # (T, d_model)
-
-    def reverse(z: NDArray[Any]) -> NDArray[Any]:
-        return z[::-1]  # (T, d_model): the same rows, another order
-
-    def case(name: str, *layers: Callable[[NDArray[Any]], NDArray[Any]], expected: bool) -> _PermutationCase:
-        calls = tuple((layer, x, perm) for layer in layers)
-        hint = PERMUTATION_ORDER_BLIND if reverse in layers else PERMUTATION_DIFFERS
-        return _PermutationCase(name, calls, expected, hint)
-
-    return run_cases(
-        "permutation test",
-        fn,
-        [
-            case("self-attention", attend, expected=True),
-            case("the same projection at every position", project, expected=True),
-            case("self-attention after adding positions", attend_with_positions, expected=False),
-            case(
-                "a running sum over positions, and positions reversed", running_sum, reverse, expected=False
-            ),
-        ],
-        check=_check_permutation_case,
-    )
-
-
 # ----------------------------------------------------------------------------------------------------
 # Rotary position embeddings (lesson 03, the transfer exercise)
 
@@ -341,5 +187,179 @@ def check_rotary(fn: Callable[..., Any]) -> CheckResult:
             case("positions 0 to 2, d = 4", (3, 4), [0, 1, 2]),
             case("a single token at position 9, d = 2", (1, 2), [9]),
             case("a batch of 2, T = 3, d = 6, positions 2, 40, 11", (2, 3, 6), [2, 40, 11]),
+        ],
+    )
+
+
+# ----------------------------------------------------------------------------------------------------
+# Self-attention with a learned bias per offset (lesson 03, exercise 1)
+
+REL_SIGN = (
+    "it adds the bias of offset i - j; key j is j - i places from query i (after it when j > i), so add "
+    "bias[j - i + T - 1]"
+)
+REL_NO_SHIFT = (
+    "it looks up bias[j - i], and a negative index counts from the end of the table; shift the offsets by "
+    "T - 1: bias[j - i + T - 1]"
+)
+REL_BEFORE_SCALING = (
+    "the bias is divided by √d_k along with the dot products; add it to the scores after the division"
+)
+REL_IGNORED = (
+    "it is self-attention without the bias; add bias[j - i + T - 1] to the score of query i and key j"
+)
+REL_AFTER_SOFTMAX = "the bias is added to the weights after the softmax; add it to the scores before"
+REL_UNSCALED = "the dot products are not divided by √d_k; divide them, then add the bias"
+_REL_SHAPE_HINT = (
+    "bias has 2T - 1 entries, one per offset j - i from -(T - 1) to T - 1: build the (T, T) table of offsets "
+    "by broadcasting, np.arange(T)[None, :] - np.arange(T)[:, None], and index bias with it plus T - 1"
+)
+
+
+def _relative_attention(
+    x: NDArray[Any],
+    w_q: NDArray[Any],
+    w_k: NDArray[Any],
+    w_v: NDArray[Any],
+    table: NDArray[Any],
+    *,
+    scale: float | None = None,
+    before: bool = False,
+    after: bool = False,
+) -> tuple[NDArray[Any], NDArray[Any]]:
+    """Self-attention with ``table`` (T, T) added to the scores: after the scaling, before it, or to the
+    weights after the softmax."""
+    q, k, v = x @ w_q, x @ w_k, x @ w_v
+    scale = 1 / math.sqrt(q.shape[-1]) if scale is None else scale
+    dots = q @ np.swapaxes(k, -1, -2)  # (..., T, T)
+    if after:
+        weights = softmax(dots * scale) + table
+    elif before:
+        weights = softmax((dots + table) * scale)
+    else:
+        weights = softmax(dots * scale + table)
+    return weights @ v, weights
+
+
+def relative_offsets(t: int) -> NDArray[np.int_]:
+    """The (T, T) table of offsets j - i from query i to key j."""
+    offsets: NDArray[np.int_] = np.arange(t)[None, :] - np.arange(t)[:, None]
+    return offsets
+
+
+def check_relative_attention(fn: Callable[..., Any]) -> CheckResult:
+    """Check ``fn(x, w_q, w_k, w_v, bias)``: self-attention whose score of query i and key j gets
+    ``bias[j - i + T - 1]`` added after the division by √d_k. ``x`` (..., T, d_model), ``w_q`` and ``w_k``
+    (d_model, d_k), ``w_v`` (d_model, d_v), ``bias`` (2T - 1,). ``fn`` returns the output (..., T, d_v), or
+    ``(output, weights)``."""
+    rng = np.random.default_rng(405)
+
+    def case(name: str, lead: tuple[int, ...], t: int, d_model: int, d_k: int, d_v: int, bias: Any) -> Case:
+        x = rng.standard_normal((*lead, t, d_model))
+        w_q, w_k, w_v = (rng.standard_normal((d_model, d)) / math.sqrt(d_model) for d in (d_k, d_k, d_v))
+        bias = np.asarray(bias, dtype=np.float64)
+        offsets = relative_offsets(t)  # (T, T): j - i
+        table = bias[offsets + t - 1]
+        out, weights = _relative_attention(x, w_q, w_k, w_v, table)
+        mistakes = (
+            (_relative_attention(x, w_q, w_k, w_v, table.T)[0], REL_SIGN),
+            (_relative_attention(x, w_q, w_k, w_v, bias[offsets])[0], REL_NO_SHIFT),
+            (_relative_attention(x, w_q, w_k, w_v, table, before=True)[0], REL_BEFORE_SCALING),
+            (_relative_attention(x, w_q, w_k, w_v, 0 * table)[0], REL_IGNORED),
+            (_relative_attention(x, w_q, w_k, w_v, table, after=True)[0], REL_AFTER_SOFTMAX),
+            (_relative_attention(x, w_q, w_k, w_v, table, scale=1.0)[0], REL_UNSCALED),
+            (weights, "these are the attention weights; return the output, or (output, weights)"),
+        )
+        return Case(
+            name,
+            (x, w_q, w_k, w_v, bias),
+            out,
+            weights,
+            mistakes=mistakes,
+            error_hint=_REL_SHAPE_HINT,
+            error_when=("broadcast", "index", "shape"),
+        )
+
+    previous = np.zeros(7)
+    previous[4 - 2] = 4.0  # offset -1: each query favours the key just before it
+    return run_cases(
+        "relative self-attention",
+        fn,
+        [
+            case("T = 4, d_model = 6, d_k = 3, d_v = 2, a random bias", (), 4, 6, 3, 2, rng.normal(size=7)),
+            case("a bias of 4 at offset -1 only: the previous token", (), 4, 6, 3, 3, previous),
+            case(
+                "a bias falling with the distance, -0.5 |j - i|",
+                (),
+                5,
+                4,
+                2,
+                3,
+                -0.5 * np.abs(np.arange(-4, 5)),
+            ),
+            case("a length-1 sequence", (), 1, 4, 3, 3, [2.0]),
+            case("a batch of 2, T = 3", (2,), 3, 4, 4, 4, rng.normal(size=5)),
+        ],
+    )
+
+
+# ----------------------------------------------------------------------------------------------------
+# The gradient of a loss with respect to W_V, by hand (lesson 03, exercise 3)
+
+VG_NO_WEIGHTS = (
+    "it leaves out the attention weights: output row i is Σ_j a_ij v_j, so ∂L/∂V = Aᵀ grad_out, and "
+    "∂L/∂W_V = xᵀ (Aᵀ grad_out)"
+)
+VG_NOT_TRANSPOSED = (
+    "the weights are not transposed: value j reaches output i with the weight a_ij, so its gradient comes "
+    "back as Σ_i a_ij grad_out_i, which is Aᵀ grad_out"
+)
+VG_VALUE_GRADIENT = (
+    "this is ∂L/∂V, the gradient with respect to the values; W_V gets it through V = x W_V, so multiply by "
+    "xᵀ on the left"
+)
+VG_TRANSPOSED = "it is transposed: ∂L/∂W_V has the shape of W_V, (d_model, d_v)"
+_VG_MATMUL_HINT = (
+    "follow the shapes: Aᵀ grad_out is (T, d_v), like V, and xᵀ (Aᵀ grad_out) is (d_model, d_v), like W_V"
+)
+
+
+def check_value_gradient(fn: Callable[..., Any]) -> CheckResult:
+    """Check ``fn(x, w_q, w_k, w_v, grad_out)``: ∂L/∂W_V for L = Σ grad_out ⊙ f(x), f the self-attention
+    layer of lesson 03: ``x`` (T, d_model), ``w_q`` and ``w_k`` (d_model, d_k), ``w_v`` (d_model, d_v),
+    ``grad_out`` (T, d_v); the result has shape (d_model, d_v), x.T @ weights.T @ grad_out."""
+    rng = np.random.default_rng(406)
+
+    def case(name: str, t: int, d_model: int, d_k: int, d_v: int, *, uniform: bool = False) -> Case:
+        x = rng.standard_normal((t, d_model))
+        w_q, w_k, w_v = (rng.standard_normal((d_model, d)) / math.sqrt(d_model) for d in (d_k, d_k, d_v))
+        if uniform:
+            w_q = np.zeros_like(w_q)  # every score 0: every weight 1/T
+        grad_out = rng.standard_normal((t, d_v))
+        weights = self_attention(x, w_q, w_k, w_v)[1]  # (T, T)
+        expected = x.T @ (weights.T @ grad_out)  # (d_model, d_v)
+        mistakes = (
+            (x.T @ grad_out, VG_NO_WEIGHTS),
+            (x.T @ (weights @ grad_out), VG_NOT_TRANSPOSED),
+            (weights.T @ grad_out, VG_VALUE_GRADIENT),
+            (expected.T, VG_TRANSPOSED),
+        )
+        return Case(
+            name,
+            (x, w_q, w_k, w_v, grad_out),
+            expected,
+            mistakes=mistakes,
+            error_hint=_VG_MATMUL_HINT,
+            error_when=MATMUL_ERRORS,
+        )
+
+    return run_cases(
+        "W_V gradient",
+        fn,
+        [
+            case("T = 4, d_model = 5, d_k = 3, d_v = 2", 4, 5, 3, 2),
+            case("T = d_model = d_v = 4", 4, 4, 2, 4),
+            case("W_Q = 0: every weight 1/T", 3, 4, 2, 3, uniform=True),
+            case("a length-1 sequence", 1, 3, 2, 2),
         ],
     )

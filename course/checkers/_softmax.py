@@ -1,5 +1,7 @@
-"""Checkers for lesson 01: softmax, softmax with a temperature, attention for one query without scaling, and
-a stable log-sum-exp (the transfer exercise)."""
+"""Checkers for lesson 01: the softmax of each row's k largest scores, softmax weights taken to a new
+temperature without their scores, attention for one query scored by cosine similarity at a temperature, and a
+stable log-sum-exp. ``check_softmax`` (a stable softmax along the last axis) is the building block the others'
+sentences share, and the engine's own tests use it."""
 
 from __future__ import annotations
 
@@ -14,7 +16,13 @@ from course.checkers._engine import Case, CheckResult, run_cases
 from course.log_space import logsumexp
 
 __all__ = [
-    "CONTEXT_SCALED",
+    "COSINE_DOT",
+    "COSINE_NO_TEMPERATURE",
+    "COSINE_QUERY_ONLY",
+    "COSINE_ROWS_ONLY",
+    "COSINE_TEMPERATURE_MULTIPLIED",
+    "COSINE_UNIT_AVERAGE",
+    "COSINE_WEIGHTS",
     "LSE_AXIS",
     "LSE_KEEPDIMS",
     "LSE_MAX_ONLY",
@@ -22,14 +30,25 @@ __all__ = [
     "LSE_NO_LOG",
     "LSE_STABLE_HINT",
     "LSE_WHOLE_ARRAY",
+    "RETEMPER_AS_SCORES",
+    "RETEMPER_INVERTED",
+    "RETEMPER_UNCHANGED",
+    "RETEMPER_UNDERFLOW_HINT",
+    "RETEMPER_UNNORMALISED",
     "SOFTMAX_NO_EXP",
     "SOFTMAX_UNNORMALISED",
     "STABLE_HINT",
-    "TEMPERATURE_AFTER",
-    "check_contextualize",
+    "TOPK_IGNORED",
+    "TOPK_NOT_RENORMALISED",
+    "TOPK_ONE_MORE",
+    "TOPK_ONE_SHORT",
+    "TOPK_SMALLEST",
+    "TOPK_WEIGHTS_ONLY",
+    "check_cosine_attention",
     "check_logsumexp",
+    "check_retemper",
     "check_softmax",
-    "check_softmax_temperature",
+    "check_top_k_softmax",
 ]
 
 STABLE_HINT = "did exp overflow or underflow? subtract each row's own maximum before exp"
@@ -96,77 +115,226 @@ def check_softmax(fn: Callable[[NDArray[Any]], Any]) -> CheckResult:
     )
 
 
-TEMPERATURE_AFTER = (
-    "the weights were divided by the temperature after the softmax; divide the scores before it"
+# ----------------------------------------------------------------------------------------------------
+# Top-k softmax (lesson 01, exercise 1): the softmax of each row's k largest scores, 0 for the others
+
+TOPK_NOT_RENORMALISED = (
+    "it keeps the softmax of all the scores and sets the others to 0, so the kept weights no longer sum to "
+    "1; take the softmax of the k largest scores alone (give the others the score -inf first)"
+)
+TOPK_SMALLEST = "it keeps the k smallest scores; keep the k largest of each row"
+TOPK_IGNORED = (
+    "it is the softmax of every score; keep only the k largest scores of each row, and give the rest 0"
+)
+TOPK_ONE_SHORT = (
+    "it keeps k - 1 scores; the k-th largest score is kept too (scores >= the k-th largest, not >)"
+)
+TOPK_ONE_MORE = "it keeps k + 1 scores; keep exactly the k largest"
+TOPK_WEIGHTS_ONLY = (
+    "it returns the k weights alone; return one weight per score, in the scores' own places, 0 for the "
+    "scores left out"
 )
 
 
-def check_softmax_temperature(fn: Callable[[NDArray[Any], float], Any]) -> CheckResult:
-    """Check ``fn(x, temperature)``: the softmax of ``x / temperature`` along the last axis."""
-    rng = np.random.default_rng(102)
+def _softmax_of(x: NDArray[Any], kept: NDArray[np.bool_]) -> NDArray[Any]:
+    """The softmax of the scores of ``x`` where ``kept``, 0 elsewhere."""
+    return softmax(np.where(kept, x, -np.inf))
 
-    def case(name: str, x: NDArray[Any], tau: float, hint: str = "") -> Case:
-        mistakes = (
-            (softmax(x), "it is the softmax of x itself; divide the scores by the temperature first"),
-            (softmax(x * tau), "the scores were multiplied by the temperature; divide them by it"),
-            (softmax(x) / tau, TEMPERATURE_AFTER),
-        )
+
+def _top_k_softmax(x: NDArray[Any], k: int) -> NDArray[Any]:
+    """The softmax of the k largest entries of each row of ``x`` (no ties), 0 elsewhere."""
+    kth = np.sort(x, axis=-1)[..., -k][..., None]  # (..., 1): the k-th largest score of each row
+    return _softmax_of(x, x >= kth)
+
+
+def check_top_k_softmax(fn: Callable[[NDArray[Any], int], Any]) -> CheckResult:
+    """Check ``fn(x, k)``: along the last axis, the softmax of each row's ``k`` largest scores, in their own
+    places, and weight 0 for every other score; computed stably. The rows have no ties."""
+    rng = np.random.default_rng(104)
+
+    def case(name: str, x: NDArray[Any], k: int, hint: str = "") -> Case:
+        n = x.shape[-1]
+        expected = _top_k_softmax(x, k)
+        kept = expected > 0
+        mistakes: list[tuple[NDArray[Any], str]] = [
+            (np.where(kept, softmax(x), 0.0), TOPK_NOT_RENORMALISED),
+            (_softmax_of(x, x <= np.sort(x, axis=-1)[..., k - 1][..., None]), TOPK_SMALLEST),
+            (softmax(x), TOPK_IGNORED),
+            (np.sort(expected, axis=-1)[..., n - k :], TOPK_WEIGHTS_ONLY),
+        ]
+        if k > 1:
+            mistakes.append((_top_k_softmax(x, k - 1), TOPK_ONE_SHORT))
+        if k < n:
+            mistakes.append((_top_k_softmax(x, k + 1), TOPK_ONE_MORE))
         return Case(
             name,
-            (x, tau),
-            softmax(x / tau),
-            mistakes=mistakes,
+            (x, k),
+            expected,
+            mistakes=tuple(mistakes),
             nonfinite_hint=hint,
             error_hint="" if x.ndim == 1 else _KEEPDIMS_HINT,
             error_when=("broadcast",),
         )
 
     return run_cases(
-        "softmax with temperature",
+        "top-k softmax",
         fn,
         [
-            case("[1, 2, 3] at temperature 0.5", np.array([1.0, 2.0, 3.0]), 0.5),
-            case("[1, 2, 3] at temperature 4", np.array([1.0, 2.0, 3.0]), 4.0),
-            case("temperature 1 is the plain softmax", rng.standard_normal((2, 4)).round(2), 1.0),
-            case("a batch of shape (2, 3, 5) at temperature 2", rng.standard_normal((2, 3, 5)), 2.0),
-            case("scores up to 10 at temperature 0.01", np.array([[8.0, 9.0, 10.0]]), 0.01, STABLE_HINT),
+            case("the scores [1, 3, 2, 0.5], k = 2", np.array([1.0, 3.0, 2.0, 0.5]), 2),
+            case("k = 1: all the weight on the largest score", np.array([0.2, -1.0, 0.7]), 1),
+            case("k = n: the plain softmax", np.array([0.5, 1.5, -0.5, 2.5]), 4),
+            case("2 rows of 5 scores, k = 3", rng.permutation(10).reshape(2, 5) / 4.0, 3),
+            case("a batch of shape (2, 3, 6), k = 2", rng.standard_normal((2, 3, 6)), 2),
+            case(
+                "large scores near 1000, k = 2", np.array([[1000.0, 1003.0, 999.0, 1001.0]]), 2, STABLE_HINT
+            ),
         ],
     )
 
 
-CONTEXT_SCALED = (
-    "the scores are divided by √d; this exercise uses the plain dot products (the scaling comes in lesson 02)"
+# ----------------------------------------------------------------------------------------------------
+# A new temperature for weights whose scores are unknown (lesson 01, exercise 2)
+
+RETEMPER_UNCHANGED = (
+    "the weights come back unchanged, as at temperature 1 (dividing them by the temperature and "
+    "renormalising gives them back); the temperature divides the scores, and log(weights) are the scores up "
+    "to a constant"
+)
+RETEMPER_AS_SCORES = (
+    "it treats the weights as scores; the scores are log(weights), up to a constant the softmax ignores"
+)
+RETEMPER_INVERTED = (
+    "it raises the weights to the power τ; dividing the scores by τ raises each weight to the power 1/τ"
+)
+RETEMPER_UNNORMALISED = "the weights do not sum to 1 any more; divide them by their sum"
+RETEMPER_UNDERFLOW_HINT = (
+    "did weights ** (1 / temperature) underflow to 0 in every place? work with log(weights) instead: take "
+    "the stable softmax of log(weights) / temperature"
 )
 
 
-def check_contextualize(fn: Callable[[NDArray[Any], NDArray[Any]], Any]) -> CheckResult:
-    """Check ``fn(query, vectors)``: softmax of the dot-product scores ``vectors @ query``, then the weighted
-    average of the rows of ``vectors``; query (d,), vectors (T, d), result (d,). Attention for one query,
-    without scaling, with keys and values both equal to ``vectors``."""
-    rng = np.random.default_rng(11)
+def _retempered(p: NDArray[Any], tau: float) -> NDArray[Any]:
+    """softmax(x / τ) for weights ``p = softmax(x)``: the stable softmax of log(p) / τ."""
+    with np.errstate(divide="ignore"):
+        return softmax(np.log(p) / tau)
 
-    def case(name: str, query: NDArray[Any], vectors: NDArray[Any]) -> Case:
-        weights = softmax(vectors @ query)  # (T,)
-        mistakes = (
-            (vectors.mean(axis=0), "that is the plain mean; weight each row by the softmax of its score"),
-            (
-                (vectors @ query) @ vectors,
-                "the raw scores were used as weights; apply the softmax to them first",
-            ),
-            (weights, "these are the weights; return the weighted average of the rows, weights @ vectors"),
-            (softmax(vectors @ query / np.sqrt(len(query))) @ vectors, CONTEXT_SCALED),
-        )
-        return Case(name, (query, vectors), weights @ vectors, mistakes=mistakes, nonfinite_hint=STABLE_HINT)
 
+def check_retemper(fn: Callable[[NDArray[Any], float], Any]) -> CheckResult:
+    """Check ``fn(weights, temperature)``: for softmax weights ``p = softmax(x)`` along the last axis, the
+    weights ``softmax(x / temperature)`` of the same, unknown, scores; computed stably (a weight may be 0)."""
+    rng = np.random.default_rng(105)
+
+    def case(name: str, p: NDArray[Any], tau: float, hint: str = "") -> Case:
+        with np.errstate(all="ignore"):
+            power = p ** (1 / tau)
+            mistakes = (
+                (p, RETEMPER_UNCHANGED),
+                (softmax(p / tau), RETEMPER_AS_SCORES),
+                (p**tau / (p**tau).sum(axis=-1, keepdims=True), RETEMPER_INVERTED),
+                (power, RETEMPER_UNNORMALISED),
+            )
+        return Case(name, (p, tau), _retempered(p, tau), mistakes=mistakes, nonfinite_hint=hint)
+
+    three = softmax(np.array([1.0, 2.0, 3.0]))
     return run_cases(
-        "contextualize",
+        "weights at a new temperature",
         fn,
         [
-            case("3 vectors of size 2", np.array([1.0, 0.0]), np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])),
-            case("one vector", np.array([1.0, -2.0]), np.array([[3.0, 4.0]])),
-            case("a zero query: equal scores", np.zeros(3), rng.normal(size=(4, 3))),
-            case("scores above 1000", np.full(2, 30.0), np.array([[30.0, 30.0], [29.0, 30.0], [0.0, 1.0]])),
-            case("6 random vectors of size 4", rng.normal(size=4), rng.normal(size=(6, 4))),
+            case("the weights of [1, 2, 3] at temperature 0.5", three, 0.5),
+            case("the weights of [1, 2, 3] at temperature 4", three, 4.0),
+            case("temperature 1 changes nothing", softmax(rng.standard_normal((2, 4))), 1.0),
+            case(
+                "a batch of shape (2, 3, 5) at temperature 0.25",
+                softmax(rng.standard_normal((2, 3, 5))),
+                0.25,
+            ),
+            case("a weight of exactly 0", np.array([0.5, 0.5, 0.0]), 3.0),
+            case(
+                "temperature 0.001",
+                softmax(np.array([[0.4, 0.3, 0.2, 0.1]])),
+                0.001,
+                RETEMPER_UNDERFLOW_HINT,
+            ),
+        ],
+    )
+
+
+# ----------------------------------------------------------------------------------------------------
+# Attention by direction: cosine scores at a temperature (lesson 01, exercise 3)
+
+COSINE_DOT = (
+    "the scores are dot products; divide each by the length of the query and of the row, so that only their "
+    "directions count"
+)
+COSINE_ROWS_ONLY = "the query's length is still in the scores; divide by it too"
+COSINE_QUERY_ONLY = "each row's length is still in its score; divide by it too"
+COSINE_UNIT_AVERAGE = (
+    "it averages the rows scaled to length 1; the cosines only decide the weights, and the average is of the "
+    "rows as they are"
+)
+COSINE_TEMPERATURE_MULTIPLIED = "the cosines were multiplied by the temperature; divide them by it"
+COSINE_NO_TEMPERATURE = "it is the softmax of the cosines themselves; divide them by the temperature first"
+COSINE_WEIGHTS = (
+    "these are the weights; return the weighted average of the rows, weights @ vectors, shape (d,)"
+)
+
+
+def _unit(v: NDArray[Any]) -> NDArray[Any]:
+    unit: NDArray[Any] = v / np.linalg.norm(v, axis=-1, keepdims=True)
+    return unit
+
+
+def check_cosine_attention(fn: Callable[[NDArray[Any], NDArray[Any], float], Any]) -> CheckResult:
+    """Check ``fn(query, vectors, temperature)``: the softmax of the cosine similarities of ``query`` (d,)
+    with the rows of ``vectors`` (T, d), divided by ``temperature``, as the weights of an average of those
+    rows; the result has shape (d,)."""
+    rng = np.random.default_rng(106)
+
+    def case(name: str, query: NDArray[Any], vectors: NDArray[Any], tau: float, hint: str = "") -> Case:
+        cosines = _unit(vectors) @ _unit(query)  # (T,)
+        weights = softmax(cosines / tau)  # (T,)
+        lengths, size = np.linalg.norm(vectors, axis=-1), np.linalg.norm(query)
+        mistakes = (
+            (softmax(vectors @ query / tau) @ vectors, COSINE_DOT),
+            (softmax(cosines * size / tau) @ vectors, COSINE_ROWS_ONLY),
+            (softmax(cosines * lengths / tau) @ vectors, COSINE_QUERY_ONLY),
+            (weights @ _unit(vectors), COSINE_UNIT_AVERAGE),
+            (softmax(cosines * tau) @ vectors, COSINE_TEMPERATURE_MULTIPLIED),
+            (softmax(cosines) @ vectors, COSINE_NO_TEMPERATURE),
+            (weights, COSINE_WEIGHTS),
+        )
+        return Case(name, (query, vectors, tau), weights @ vectors, mistakes=mistakes, nonfinite_hint=hint)
+
+    return run_cases(
+        "cosine attention",
+        fn,
+        [
+            case(
+                "3 vectors of size 2, temperature 0.1",
+                np.array([2.0, 0.0]),
+                np.array([[2.0, 0.0], [0.0, 1.0], [1.0, 1.0]]),
+                0.1,
+            ),
+            case(
+                "rows of very different lengths, temperature 0.5",
+                np.array([3.0, 1.0]),
+                np.array([[10.0, 0.0], [0.1, 0.1], [0.0, 1.0]]),
+                0.5,
+            ),
+            case("one vector, temperature 1", np.array([1.0, -2.0, 0.5]), np.array([[3.0, 4.0, 1.0]]), 1.0),
+            case(
+                "6 random vectors of size 4, temperature 0.05",
+                rng.normal(size=4),
+                rng.normal(size=(6, 4)),
+                0.05,
+            ),
+            case(
+                "temperature 0.001: scores near ±1000",
+                np.array([1.0, 1.0]),
+                np.array([[1.0, 0.9], [-1.0, 0.2], [0.3, 1.0]]),
+                0.001,
+                STABLE_HINT,
+            ),
         ],
     )
 

@@ -1,4 +1,5 @@
-"""Checkers for lesson 06: cross-attention with a padded encoder batch, and a decoder's two attentions."""
+"""Checkers for lesson 06: cross-attention with a padded encoder batch, and the bugs in a decoder's two
+attentions (a find-the-bug exercise: the checker says how many bugs remain, not which)."""
 
 from __future__ import annotations
 
@@ -11,23 +12,22 @@ from numpy.typing import NDArray
 
 from course.attention import causal_mask, padding_mask, scaled_dot_product_attention, self_attention
 from course.checkers._attention import scale_mistakes
+from course.checkers._bugs import BugCase, run_bug_hunt
 from course.checkers._engine import Case, CheckResult, run_cases
 from course.seq2seq import cross_attention, decoder_attention
 
 __all__ = [
-    "BOTH_BUGS_WORDS",
     "BROADCAST_HINT",
-    "CAUSAL_CROSS_DECODER_WORDS",
     "CAUSAL_CROSS_WORDS",
+    "CROSS_NO_RESIDUAL_WORDS",
+    "DECODER_BUGS",
     "DECODER_KEYS_WORDS",
     "ENCODER_QUERIES_WORDS",
     "INVERTED_PADDING_WORDS",
     "NO_PADDING_WORDS",
     "PADDING_OFF_BY_ONE_WORDS",
     "QUERY_AXIS_WORDS",
-    "RESIDUAL_QUERIES_WORDS",
     "SELF_NO_RESIDUAL_WORDS",
-    "SELF_UNMASKED_WORDS",
     "check_cross_attention",
     "check_decoder_attention",
 ]
@@ -47,10 +47,6 @@ QUERY_AXIS_WORDS = (
 CAUSAL_CROSS_WORDS = (
     "it matches a causal mask on cross-attention; the whole source is known before decoding starts, so every "
     "decoder position may attend to every real encoder position: block only the padding"
-)
-CAUSAL_CROSS_DECODER_WORDS = (
-    "cross-attention is masked causally; the whole source is known before decoding starts, so every decoder "
-    "position may attend to every encoder position: cross-attention needs no causal mask"
 )
 NO_PADDING_WORDS = (
     "it matches ignoring memory_lengths; block the padded encoder positions, keys j >= memory_lengths[b]"
@@ -139,64 +135,70 @@ def check_cross_attention(fn: Callable[..., Any]) -> CheckResult:
     )
 
 
-SELF_UNMASKED_WORDS = (
-    "the decoder's self-attention is not masked: position t sees the target tokens after it; give it "
-    "causal_mask(T_dec)"
-)
-BOTH_BUGS_WORDS = (
-    "both bugs are still there: the decoder's self-attention sees the future, and cross-attention is masked "
-    "causally"
-)
 SELF_NO_RESIDUAL_WORDS = (
     "it leaves out the residual connection around self-attention: h = y + self-attention(y), and "
     "cross-attention reads h"
 )
-RESIDUAL_QUERIES_WORDS = (
-    "cross-attention's queries are taken from y; take them from h, the decoder's state after its "
-    "self-attention and residual connection"
+CROSS_NO_RESIDUAL_WORDS = (
+    "it leaves out the residual connection around cross-attention; return h + cross-attention"
 )
+DECODER_BUGS = {"self-attention unmasked": 1, "cross-attention masked causally": 2, "queries from y": 1}
 
 
 def _cross(h: NDArray[Any], memory: NDArray[Any], cross_w: tuple[NDArray[Any], ...], mask: Any) -> Any:
     return scaled_dot_product_attention(h @ cross_w[0], memory @ cross_w[1], memory @ cross_w[2], mask)[0]
 
 
+def _decoder(
+    bugs: dict[str, int],
+    y: NDArray[Any],
+    memory: NDArray[Any],
+    self_w: tuple[NDArray[Any], ...],
+    cross_w: tuple[NDArray[Any], ...],
+) -> NDArray[Any]:
+    """The lesson's ``buggy_decoder_attention`` with ``bugs`` left in; none: :func:`decoder_attention`. The
+    causal mask on cross-attention has two forms: bottom-right (1, as given) and top-left (2)."""
+    t_dec, t_enc = y.shape[-2], memory.shape[-2]
+    self_mask = None if bugs["self-attention unmasked"] else causal_mask(t_dec)
+    h = y + self_attention(y, self_w[0], self_w[1], self_w[2], self_mask)[0]
+    form = bugs["cross-attention masked causally"]
+    cross_mask = [None, causal_mask(t_dec, t_enc), causal_mask(t_dec, t_enc, align="top-left")][form]
+    queries = y if bugs["queries from y"] else h
+    out: NDArray[Any] = (
+        h
+        + scaled_dot_product_attention(
+            queries @ cross_w[0], memory @ cross_w[1], memory @ cross_w[2], cross_mask
+        )[0]
+    )
+    return out
+
+
 def check_decoder_attention(fn: Callable[..., Any]) -> CheckResult:
-    """Check ``fn(y, memory, self_w, cross_w)``: the attention half of a decoder layer (single head, residual
-    connections): ``h = y + causal self-attention(y)``, then ``h + cross-attention(h, memory)``, not masked.
+    """Check ``fn(y, memory, self_w, cross_w)``, the learner's fix of the lesson's
+    ``buggy_decoder_attention``: the attention half of a decoder layer (single head, residual connections),
+    ``h = y + causal self-attention(y)``, then ``h + cross-attention(h, memory)``, not masked.
     ``y`` (..., T_dec, d), ``memory`` (..., T_enc, d), ``self_w`` and ``cross_w`` = (W_Q, W_K, W_V), (d, d)
-    each. The result is (..., T_dec, d).
+    each; the result is (..., T_dec, d). Says how many of the 3 bugs remain, never which; a mistake of the
+    learner's own (a residual connection dropped, cross-attention's keys taken from the decoder) is named.
     """
     rng = np.random.default_rng(6060)
 
-    def case(name: str, lead: tuple[int, ...], t_dec: int, t_enc: int, d: int) -> Case:
+    def case(name: str, lead: tuple[int, ...], t_dec: int, t_enc: int, d: int) -> BugCase:
         y = rng.standard_normal((*lead, t_dec, d))
         memory = rng.standard_normal((*lead, t_enc, d))
         self_w = tuple(rng.standard_normal((d, d)) / math.sqrt(d) for _ in range(3))
         cross_w = tuple(rng.standard_normal((d, d)) / math.sqrt(d) for _ in range(3))
         expected = decoder_attention(y, memory, self_w, cross_w)  # type: ignore[arg-type]
-        h_open = y + self_attention(y, self_w[0], self_w[1], self_w[2])[0]  # no causal mask
         no_residual = self_attention(y, self_w[0], self_w[1], self_w[2], causal_mask(t_dec))[0]
         h = y + no_residual
-        causal = causal_mask(t_dec, t_enc)
-        top_left = causal_mask(t_dec, t_enc, align="top-left")
-        mistakes = (
-            (h_open + _cross(h_open, memory, cross_w, causal), BOTH_BUGS_WORDS),
-            (h_open + _cross(h_open, memory, cross_w, top_left), BOTH_BUGS_WORDS),
-            (h_open + _cross(h_open, memory, cross_w, None), SELF_UNMASKED_WORDS),
-            (h + _cross(h, memory, cross_w, causal), CAUSAL_CROSS_DECODER_WORDS),
-            (h + _cross(h, memory, cross_w, top_left), CAUSAL_CROSS_DECODER_WORDS),
-            (h + _cross(y, memory, cross_w, None), RESIDUAL_QUERIES_WORDS),
+        extra = (
             (h + _cross(h, h, cross_w, None), DECODER_KEYS_WORDS),
             (no_residual + _cross(no_residual, memory, cross_w, None), SELF_NO_RESIDUAL_WORDS),
-            (
-                _cross(h, memory, cross_w, None),
-                "it leaves out the residual connection around cross-attention; return h + cross-attention",
-            ),
+            (expected - h, CROSS_NO_RESIDUAL_WORDS),
         )
-        return Case(name, (y, memory, self_w, cross_w), expected, mistakes=mistakes)
+        return BugCase(name, (y, memory, self_w, cross_w), extra)
 
-    return run_cases(
+    return run_bug_hunt(
         "decoder attention",
         fn,
         [
@@ -205,4 +207,6 @@ def check_decoder_attention(fn: Callable[..., Any]) -> CheckResult:
             case("T_dec = 5 longer than T_enc = 2", (), 5, 2, 3),
             case("a single decoder position", (), 1, 4, 4),
         ],
+        _decoder,
+        DECODER_BUGS,
     )
