@@ -1,7 +1,7 @@
 """Does the schedule work? Simulated learners study the course's real question bank for a year under two
 memory models that are not FSRS, and every scheduler is measured by the true retention the models give.
 
-Run it from the repository root: ``python benchmarks/retention_sim.py`` (two to three minutes on 2 cores;
+Run it from the repository root: ``python benchmarks/retention_sim.py`` (a few minutes on 2 cores;
 ``--help`` for the options). It prints its tables and writes the figure of retention against reviews
 (``docs/retention_sim.png`` by default). Everything is seeded: the same command prints the same numbers.
 
@@ -21,13 +21,23 @@ differ in difficulty and learners in ability (half the spread between items, a q
 quarter their interaction). Self-rating is noisy: Again when not recalled; otherwise the felt ease, the
 recall probability plus Gaussian noise (sd 0.15), gives Hard below 0.70, Easy above 1.10, Good between.
 
-**Schedulers**, all on the same learners and seeds: the course's own (`scheduler.Memory`, FSRS with fuzz)
-at several desired retentions, with same-day steps (1 and 10 min for a new question, 10 min after a lapse)
-and without; personal parameters (the course's optimizer run on day 60, and every 30 days after while the
-log is below its threshold); SM-2 as published (answers below Good repeated the same day until Good) and
-as commonly implemented (no same-day repetition), each with several interval modifiers; Leitner boxes (1,
-2, 4, ..., 64 days, scaled); fixed intervals. Each family is a curve of (reviews, retention) points;
-schedulers are compared at matched retention by reading one curve at the other's retention.
+**Schedulers**, all on the same learners and the same random numbers (each question of each learner has its
+own stream, so its k-th answer draws the same chance of recall and the same rating noise under every
+scheduler): the course's own (`scheduler.Memory`, FSRS with fuzz, due on the learner's day as the course
+serves it: ``scheduler.due_from``) at several desired retentions, with same-day steps (1 and 10 min for a new
+question, 10 min after a lapse) and without; personal parameters (the course's optimizer run on day 60, and
+every 30 days after while the log is below its threshold; a learner who never reaches it has no
+personal-parameters point: their year is the default's); SM-2 as published (answers below Good repeated the
+same day until Good) and as commonly implemented (no same-day repetition), each with interval modifiers
+from 0.5 to 25; Leitner boxes (1, 2, 4, ..., 64 days, scaled by 0.5 to 25); fixed intervals. The baselines
+reach down to a true retention of 0.90 or below.
+
+**Comparison.** Each family is a curve of (retention, reviews) points, means over the learners (± 95%
+confidence intervals over them). Each family is read at the default's own retention, linearly between its
+two points around it and never outside them ("out of range"), for its reviews, minutes and knowledge at
+day 365 (mean recall then); the ratios' 95% confidence intervals come from resampling the learners (the
+same resampled learners for the default and the family). Personal parameters are compared with the default
+on the learners who were fitted only.
 """
 
 from __future__ import annotations
@@ -43,7 +53,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -51,8 +61,8 @@ import numpy as np
 
 REPO = Path(__file__).resolve().parent.parent
 
-from course.progress import items as bank_items  # noqa: E402
-from scheduler import Memory, Rating, Review  # noqa: E402
+from course.bank import load_bank  # noqa: E402
+from scheduler import Memory, Rating, Review, due_from  # noqa: E402
 
 DAYS = 365
 CHECK_DAYS = (30, 60, 90, 120, 150, 180, 240, 300, 365)
@@ -242,7 +252,7 @@ class Course(Scheduler):
         state = self.memory.review(self.states.get(item), item, rating, at)  # type: ignore[arg-type]
         self.states[item] = state
         self.log.setdefault(item, []).append(Review(item, rating, at, None, state.due))
-        return (state.due - START) / timedelta(days=1)
+        return (due_from(state.due, state.last_review, timezone.utc) - START) / timedelta(days=1)
 
     def day_starts(self, day: int) -> None:
         if self.fitted is not None:
@@ -343,8 +353,11 @@ class Fixed(Scheduler):
         return math.floor(t) + self.days
 
 
-RETENTIONS = (0.70, 0.75, 0.80, 0.85, 0.875, 0.90, 0.925, 0.95)
-FIT_RETENTIONS = (0.80, 0.85, 0.875, 0.90, 0.925, 0.95)
+DEFAULT_RETENTION = Memory().desired_retention
+RETENTIONS = tuple(sorted({0.70, 0.75, 0.80, 0.85, 0.875, 0.90, 0.925, 0.95, DEFAULT_RETENTION}))
+FIT_RETENTIONS = tuple(sorted({0.75, 0.80, 0.85, 0.90, 0.95, DEFAULT_RETENTION}))
+SM2_MODIFIERS = (0.5, 1.0, 2.5, 4.0, 6.0, 9.0, 15.0, 25.0)  # down to a true retention of 0.90 and below
+LEITNER_SCALES = (0.5, 1.0, 2.0, 4.0, 6.0, 9.0, 15.0, 25.0)
 
 
 def schedulers() -> list[Callable[[], Scheduler]]:
@@ -353,15 +366,16 @@ def schedulers() -> list[Callable[[], Scheduler]]:
     for steps in (True, False):
         made += [lambda r=r, s=steps: Course(r, s) for r in RETENTIONS]
     for published in (True, False):
-        made += [lambda m=m, p=published: Sm2(m, p) for m in (0.5, 0.75, 1.0, 1.5, 2.5)]
-    made += [lambda s=s: Leitner(s) for s in (0.5, 1.0, 2.0, 3.0)]
+        made += [lambda m=m, p=published: Sm2(m, p) for m in SM2_MODIFIERS]
+    made += [lambda s=s: Leitner(s) for s in LEITNER_SCALES]
     made += [lambda d=d: Fixed(d) for d in (3, 7, 14, 30, 60)]
     return made
 
 
 DEFAULT_STEPS = Memory().learning_steps == FSRS_STEPS["learning_steps"]
-DEFAULT_RETENTION = Memory().desired_retention
 DEFAULT_LABEL = Course(DEFAULT_RETENTION, DEFAULT_STEPS).label
+PERSONAL_LABEL = Course(DEFAULT_RETENTION, DEFAULT_STEPS, fit=True).label
+PERSONAL = "course, personal parameters"
 
 
 # -------------------------------------------------------------------------------------------------- learners
@@ -408,27 +422,32 @@ class Learner:
 class Outcome:
     label: str
     family: str
+    learner: int
     retention: list[float]  # true mean recall over the questions studied, at each check day
     reviews: int
     same_day: int
+    late: int  # reviews answered on a later day than the one they came due on
     minutes: float
     fitted: tuple[int, tuple[float, ...]] | None = None  # the day of the fit and the parameters
 
 
 def simulate(learner: Learner, model: ExponentialModel | ActrModel, scheduler: Scheduler) -> Outcome:
     """One learner's year under one scheduler: true retention at the check days, reviews and minutes."""
-    rng = random.Random(f"{SEED}-{model.name}-{learner.index}")  # the same for every scheduler
+    streams: dict[str, random.Random] = {}  # per question: its k-th answer draws the same in every scheduler
     memory: dict[str, list[float]] = {}
     due: dict[str, float] = {}
     heap: list[tuple[float, str]] = []
     retention: list[float] = []
-    reviews = same_day = 0
+    reviews = same_day = late = 0
     seconds = 0.0
 
-    def rate(p: float) -> Rating:
-        if rng.random() >= p:
+    def rate(item: str, p: float) -> Rating:
+        if item not in streams:
+            streams[item] = random.Random(f"{SEED}-{model.name}-{learner.index}-{item}")
+        chance, noise = streams[item].random(), streams[item].gauss(0, RATING_NOISE)  # both, always
+        if chance >= p:
             return Rating.AGAIN
-        felt = p + rng.gauss(0, RATING_NOISE)
+        felt = p + noise
         return Rating.HARD if felt < HARD_BELOW else Rating.EASY if felt > EASY_ABOVE else Rating.GOOD
 
     def schedule(item: str, when: float) -> None:
@@ -445,7 +464,7 @@ def simulate(learner: Learner, model: ExponentialModel | ActrModel, scheduler: S
         t = day + learner.hours[day]
         for item in learner.lessons.get(day, ()):  # study the lesson, then answer its quiz
             memory[item] = model.start(learner.strength[item], t)
-            rating = rate(model.recall(memory[item], t + 10 * MINUTE))
+            rating = rate(item, model.recall(memory[item], t + 10 * MINUTE))
             t += SECONDS[rating] * SECOND
             schedule(item, scheduler.first(item, t, rating))
         while heap and t < day + 1 - WAIT:  # the session ends before midnight; what is left waits
@@ -459,87 +478,172 @@ def simulate(learner: Learner, model: ExponentialModel | ActrModel, scheduler: S
                 continue
             previous = memory[item][1] if model.name == "exponential" else memory[item][-2]
             recalled_p = model.recall(memory[item], t)
-            rating = rate(recalled_p)
+            rating = rate(item, recalled_p)
             model.expose(memory[item], t, rating != Rating.AGAIN)
             reviews += 1
             same_day += math.floor(previous) == math.floor(t)
+            late += day > math.floor(when)
             seconds += SECONDS[rating]
             t += SECONDS[rating] * SECOND
             schedule(item, scheduler.answer(item, t, rating))
     fitted = getattr(scheduler, "fitted", None)
-    return Outcome(scheduler.label, scheduler.family, retention, reviews, same_day, seconds / 60, fitted)
+    return Outcome(
+        scheduler.label,
+        scheduler.family,
+        learner.index,
+        retention,
+        reviews,
+        same_day,
+        late,
+        seconds / 60,
+        fitted,
+    )
 
 
-def run_learner(task: tuple[str, int, bool]) -> list[Outcome]:
+def personal_outcomes(first: Outcome, rerun: Callable[[float], Outcome]) -> list[Outcome]:
+    """One learner's personal-parameters points: ``first`` (fitting at the default retention) and ``rerun``
+    of each other retention of FIT_RETENTIONS with its fit; none for a learner never fitted, whose year is
+    the default's and is counted there only."""
+    if first.fitted is None:
+        return []
+    return [first] + [rerun(r) for r in FIT_RETENTIONS if r != DEFAULT_RETENTION]
+
+
+def questions_of(bank: str | None) -> list[tuple[str, str]]:
+    """(id, lesson) of each question of the bank in ``bank`` (a folder; None: the course's own)."""
+    return [(item.id, item.deck) for item in load_bank(bank).items()]
+
+
+def run_learner(task: tuple[str, int, bool, str | None]) -> list[Outcome]:
     """Every scheduler for one learner under one memory model (one worker task)."""
-    model_name, index, fit = task
+    model_name, index, fit, bank = task
     if fit:
         import torch
 
         torch.set_num_threads(1)
     model = MODELS[model_name]()
-    questions = [(item.id, item.deck) for item in bank_items()]
-    learner = Learner.make(index, questions)
+    learner = Learner.make(index, questions_of(bank))
     outcomes = [simulate(learner, model, make()) for make in schedulers()]
     if fit:
         first = simulate(learner, model, Course(DEFAULT_RETENTION, DEFAULT_STEPS, fit=True))
-        outcomes.append(first)
-        for retention in FIT_RETENTIONS:
-            if retention != DEFAULT_RETENTION:
-                preset = Course(retention, DEFAULT_STEPS, preset=first.fitted)
-                outcomes.append(
-                    simulate(learner, model, preset) if first.fitted else replace(first, label=preset.label)
-                )
+        outcomes += personal_outcomes(
+            first, lambda r: simulate(learner, model, Course(r, DEFAULT_STEPS, preset=first.fitted))
+        )
     return outcomes
 
 
 # ------------------------------------------------------------------------------------------------ the report
+MEASURES = ("retention", "final", "reviews", "minutes")  # per learner: mean over check days, day 365, counts
+QUESTIONS = [0]  # how many questions the bank has (set by main)
+RESAMPLES = 2000  # bootstrap resamples of the learners, for the confidence intervals of matched ratios
+
+
+def _measures(o: Outcome) -> list[float]:
+    return [sum(o.retention) / len(o.retention), o.retention[-1], float(o.reviews), o.minutes]
+
+
 @dataclass
 class Point:
     label: str
     family: str
+    learners: int
     retention: float  # mean over learners and check days
-    final: float  # at day 365
+    final: float  # knowledge at day 365: mean recall over the questions
     reviews: float  # per learner
-    same_day: float
     minutes: float
-    fitted: int = 0  # learners whose parameters were fitted
-    fit_day: float = 0.0  # the mean day of their fit
+    same_day: float = 0.0
+    late: float = 0.0  # the share of spaced reviews (not same-day) a day or more late
+    half: tuple[float, ...] = (0.0, 0.0, 0.0, 0.0)  # 95% CI half-widths of retention, final, reviews, minutes
+    fit_day: float = 0.0  # the mean day of the fit (personal parameters)
 
 
 def summarize(outcomes: Sequence[Outcome]) -> list[Point]:
+    """One point per label, in the order first seen: means over its learners with 95% CIs (normal)."""
     by_label: dict[str, list[Outcome]] = {}
     for outcome in outcomes:
         by_label.setdefault(outcome.label, []).append(outcome)
     points = []
     for label, group in by_label.items():
+        values = np.array([_measures(o) for o in group])
         n = len(group)
+        half = 1.96 * values.std(axis=0, ddof=1) / math.sqrt(n) if n > 1 else np.zeros(len(MEASURES))
+        spaced = sum(o.reviews - o.same_day for o in group)
+        fits = [o.fitted[0] for o in group if o.fitted]
         points.append(
             Point(
                 label,
                 group[0].family,
-                sum(sum(o.retention) / len(o.retention) for o in group) / n,
-                sum(o.retention[-1] for o in group) / n,
-                sum(o.reviews for o in group) / n,
-                sum(o.same_day for o in group) / n,
-                sum(o.minutes for o in group) / n,
-                sum(1 for o in group if o.fitted),
-                sum(o.fitted[0] for o in group if o.fitted) / max(1, sum(1 for o in group if o.fitted)),
+                n,
+                *(float(v) for v in values.mean(axis=0)),
+                same_day=sum(o.same_day for o in group) / n,
+                late=sum(o.late for o in group) / spaced if spaced else 0.0,
+                half=tuple(float(h) for h in half),
+                fit_day=sum(fits) / len(fits) if fits else 0.0,
             )
         )
     return points
 
 
-def reviews_at(points: Sequence[Point], retention: float) -> float | None:
-    """A family's reviews at ``retention``, read off its curve (linear between its two nearest points);
-    None outside the retention its points span."""
-    curve = sorted((p.retention, p.reviews) for p in points)
-    xs = [x for x, _ in curve]
-    if not xs[0] <= retention <= xs[-1]:
+def read_at(curve: Sequence[tuple[float, float]], x: float) -> float | None:
+    """The curve's value at retention ``x``, linear between the two points around it; None outside the
+    retentions its points span: never extrapolated."""
+    ordered = sorted(curve)
+    xs = [a for a, _ in ordered]
+    if not ordered or not xs[0] <= x <= xs[-1]:
         return None
-    i = max(1, bisect.bisect_left(xs, retention))
-    (x0, y0), (x1, y1) = curve[i - 1], curve[i]
-    return y0 if x1 == x0 else y0 + (y1 - y0) * (retention - x0) / (x1 - x0)
+    i = max(1, bisect.bisect_left(xs, x))
+    if len(ordered) == 1:
+        return ordered[0][1]
+    (x0, y0), (x1, y1) = ordered[i - 1], ordered[i]
+    return y0 if x1 == x0 else y0 + (y1 - y0) * (x - x0) / (x1 - x0)
+
+
+@dataclass
+class Matched:
+    """A family read at the reference's own retention: its reviews and minutes as ratios of the
+    reference's, and its knowledge at day 365, each with a bootstrap 95% CI over the learners."""
+
+    retention: float  # the reference's
+    reviews: float
+    minutes: float
+    final: float
+    reviews_ci: tuple[float, float]
+    minutes_ci: tuple[float, float]
+    final_ci: tuple[float, float]
+    outside: int  # resamples in which the reference's retention fell outside the family's curve
+
+
+def _matched_once(family: np.ndarray, reference: np.ndarray) -> tuple[float, float, float] | None:
+    """(reviews ratio, minutes ratio, knowledge) from mean measures: ``family`` (points x MEASURES) and
+    ``reference`` (MEASURES)."""
+    r0 = float(reference[0])
+    found = [read_at([(float(p[0]), float(p[k])) for p in family], r0) for k in (2, 3, 1)]
+    if found[0] is None or found[1] is None or found[2] is None:
+        return None
+    return found[0] / float(reference[2]), found[1] / float(reference[3]), found[2]
+
+
+def matched(family: Sequence[Sequence[Outcome]], reference: Sequence[Outcome]) -> Matched | None:
+    """``family`` (its points, each the outcomes of the same learners as ``reference``, in the same order)
+    read at the reference's retention; None when that retention is outside the family's curve."""
+    values = np.array([[_measures(o) for o in point] for point in family])  # points x learners x MEASURES
+    base = np.array([_measures(o) for o in reference])
+    estimate = _matched_once(values.mean(axis=1), base.mean(axis=0))
+    if estimate is None:
+        return None
+    rng = np.random.default_rng(SEED)
+    draws = rng.integers(0, len(reference), size=(RESAMPLES, len(reference)))
+    found = [_matched_once(values[:, d].mean(axis=1), base[d].mean(axis=0)) for d in draws]
+    kept = np.array([f for f in found if f is not None])
+    low, high = np.percentile(kept, [2.5, 97.5], axis=0)
+    return Matched(
+        float(base[:, 0].mean()),
+        *estimate,
+        (float(low[0]), float(high[0])),
+        (float(low[1]), float(high[1])),
+        (float(low[2]), float(high[2])),
+        RESAMPLES - len(kept),
+    )
 
 
 def families(points: Sequence[Point]) -> dict[str, list[Point]]:
@@ -549,69 +653,98 @@ def families(points: Sequence[Point]) -> dict[str, list[Point]]:
     return grouped
 
 
-def matched(family: Sequence[Point], course: Sequence[Point]) -> tuple[float, float] | None:
-    """The family's best showing against the course's curve: the smallest ratio of its reviews to the
-    course's reviews at the same retention, over its points inside the course curve's range, and where."""
-    ratios = [
-        (p.reviews / needed, p.retention)
-        for p in family
-        if (needed := reviews_at(course, p.retention)) is not None
-    ]
-    return min(ratios) if ratios else None
+def _by_family(outcomes: Sequence[Outcome], learners: Sequence[int]) -> dict[str, list[list[Outcome]]]:
+    """Each family's points, each the outcomes of ``learners`` in that order (a point that lacks one of
+    them is left out)."""
+    by_label: dict[str, dict[int, Outcome]] = {}
+    for o in outcomes:
+        by_label.setdefault(o.label, {})[o.learner] = o
+    grouped: dict[str, list[list[Outcome]]] = {}
+    for found in by_label.values():
+        if all(i in found for i in learners):
+            first = next(iter(found.values()))
+            grouped.setdefault(first.family, []).append([found[i] for i in learners])
+    return grouped
 
 
-def report(model: ExponentialModel | ActrModel, points: list[Point], learners: int) -> list[str]:
+def _ci(ci: tuple[float, float]) -> str:
+    return f"[{ci[0]:.2f}, {ci[1]:.2f}]"
+
+
+def _matched_line(family: str, found: Matched | None) -> str:
+    if found is None:
+        return f"     {family:<34} out of range: its curve does not reach the default's retention"
+    outside = f"  ({found.outside} resamples out of range)" if found.outside else ""
+    return (
+        f"     {family:<34} {found.reviews:>5.2f} {_ci(found.reviews_ci):>13} {found.minutes:>6.2f} "
+        f"{_ci(found.minutes_ci):>13} {found.final:>6.3f} {_ci(found.final_ci):>15}{outside}"
+    )
+
+
+def report(model: ExponentialModel | ActrModel, outcomes: Sequence[Outcome], learners: int) -> list[str]:
+    points = summarize(outcomes)
     lines = [
         f"== Memory model: {model.name} ({model.constants()})",
         f"   one exposure: recall {model.fit[0]:.3f} after 1 day, {model.fit[1]:.3f} after 7 days "
-        f"(targets {RECALL_1D}, {RECALL_7D}); {learners} learners, 365 days",
+        f"(targets {RECALL_1D}, {RECALL_7D}); {learners} learners, {QUESTIONS[0]} questions, 365 days; "
+        "± 95% CI over learners",
         "",
-        f"   {'scheduler':<44} {'retention':>9} {'day 365':>7} {'reviews':>8} {'same-day':>8} {'minutes':>7}",
+        f"   {'scheduler':<40} {'n':>2} {'retention':>13} {'day 365':>13} {'reviews':>10} {'minutes':>8} "
+        f"{'same-day':>8} {'late':>5}",
     ]
     for p in points:
-        fitted = ""
-        if p.family == "course, personal parameters":
-            fitted = f"  (fitted: {p.fitted}/{learners}, on day {p.fit_day:.0f} on average)"
+        fit = f"  (fit on day {p.fit_day:.0f} on average)" if p.family == PERSONAL else ""
         lines.append(
-            f"   {p.label:<44} {p.retention:>9.3f} {p.final:>7.3f} {p.reviews:>8.0f} {p.same_day:>8.0f} "
-            f"{p.minutes:>7.0f}{fitted}"
+            f"   {p.label:<40} {p.learners:>2} {p.retention:>6.3f} ±{p.half[0]:.3f} {p.final:>6.3f} "
+            f"±{p.half[1]:.3f} {p.reviews:>5.0f} ±{p.half[2]:>3.0f} {p.minutes:>4.0f} ±{p.half[3]:>2.0f} "
+            f"{p.same_day:>8.0f} {p.late:>5.0%}{fit}"
         )
-    grouped = families(points)
+    everyone = sorted({o.learner for o in outcomes})
+    grouped = _by_family(outcomes, everyone)
     default = next(p for p in points if p.label == DEFAULT_LABEL)
-    course = grouped[default.family]
+    reference = next(point for point in grouped[default.family] if point[0].label == DEFAULT_LABEL)
     lines += [
         "",
-        f"   Matched retention, against the course's default ({default.label}: retention "
-        f"{default.retention:.3f}, {default.reviews:.0f} reviews).",
-        "   'at default': the family's reviews at that retention, read off its curve; 'best': its point that",
-        "   needs the fewest reviews relative to the course's curve at the same retention (below 1x: fewer).",
-        f"     {'family':<34} {'at default':>16} {'best ratio':>11} {'at retention':>13}",
+        f"   Matched retention: each family read at the default's own retention ({default.label}: "
+        f"{default.retention:.3f}), interpolated",
+        "   between its two nearest points, never extrapolated; reviews and minutes as ratios of the "
+        "default's, knowledge at day 365.",
+        f"     {'family':<34} {'reviews':>5} {'95% CI':>13} {'minutes':>6} {'95% CI':>13} {'day 365':>6} "
+        f"{'95% CI':>15}",
+        f"     {'(the default)':<34} {1:>5.2f} {'':>13} {1:>6.2f} {'':>13} {default.final:>6.3f}",
     ]
     for family, members in grouped.items():
-        if family == default.family:
-            continue
-        needed = reviews_at(members, default.retention)
-        at_default = "out of range" if needed is None else f"{needed:.0f} ({needed / default.reviews:.2f}x)"
-        best = matched(members, course)
-        ratio, where = ("-", "-") if best is None else (f"{best[0]:.2f}x", f"{best[1]:.3f}")
-        lines.append(f"     {family:<34} {at_default:>16} {ratio:>11} {where:>13}")
-    personal = grouped.get("course, personal parameters")
-    if personal:
-        best_baseline = min(
-            (
-                (found, family)
-                for family, members in grouped.items()
-                if not family.startswith("course")
-                if (found := matched(members, personal)) is not None
-            ),
-            default=None,
+        if family not in (default.family, PERSONAL):
+            lines.append(_matched_line(family, matched(members, reference)))
+    fitted = sorted(o.learner for o in outcomes if o.family == PERSONAL and o.label == PERSONAL_LABEL)
+    if fitted:
+        same = _by_family(outcomes, fitted)
+        base = next(point for point in same[default.family] if point[0].label == DEFAULT_LABEL)
+        lines.append(
+            f"   Personal parameters, against the default on the same {len(fitted)} learners (those fitted; "
+            f"their default retention {sum(_measures(o)[0] for o in base) / len(base):.3f}):"
         )
-        if best_baseline is not None:
-            (ratio_p, where_p), family = best_baseline
-            lines.append(
-                f"   Personal parameters against the best baseline: {family} needs {ratio_p:.2f}x the "
-                f"reviews of the personal curve at retention {where_p:.3f}."
-            )
+        lines.append(_matched_line(PERSONAL, matched(same[PERSONAL], base)))
+    lines += ["", *knowledge_cost(grouped[default.family], model.name)]
+    return lines
+
+
+def knowledge_cost(family: Sequence[Sequence[Outcome]], name: str) -> list[str]:
+    """The default family's cost per unit of knowledge at day 365, by desired retention (the check of the
+    default retention's choice, ``benchmarks/optimal_retention.py``)."""
+    questions = QUESTIONS[0]
+    rows = []
+    for point in family:
+        values = np.array([_measures(o) for o in point]).mean(axis=0)
+        remembered = values[1] * questions
+        rows.append((point[0].label, values[2] / remembered, values[3] / remembered))
+    best = min(rows, key=lambda row: row[2])
+    lines = [f"   Cost per question remembered at day 365 ({name}), by desired retention:"]
+    lines += [
+        f"     {label:<40} {reviews:>6.2f} reviews {minutes:>6.3f} min{'  <- least' if row is best else ''}"
+        for row in rows
+        for label, reviews, minutes in [row]
+    ]
     return lines
 
 
@@ -653,10 +786,10 @@ def figure(results: dict[str, list[Point]], path: Path) -> None:
             zorder=5,
             label="the course's default",
         )
-        ax.set_xlim(400, 3000)
-        ax.set_ylim(0.78, 1.0)
+        ax.set_xlim(300, 3000)
+        ax.set_ylim(0.70, 1.0)
         ax.set_title(f"Memory model: {name}")
-        ax.set_xlabel("reviews per learner in a year (135 questions)")
+        ax.set_xlabel(f"reviews per learner in a year ({QUESTIONS[0]} questions)")
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("true retention (mean recall, days 30-365)")
     fig.text(
@@ -678,21 +811,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), help="worker processes")
     parser.add_argument("--no-fit", action="store_true", help="skip the personal-parameters schedulers")
     parser.add_argument("--figure", type=Path, default=REPO / "docs" / "retention_sim.png")
+    parser.add_argument("--bank", help="a question bank folder (default: the course's own)")
     args = parser.parse_args(argv)
     started = time.perf_counter()
-    tasks = [(name, index, not args.no_fit) for name in MODELS for index in range(args.learners)]
+    QUESTIONS[0] = len(questions_of(args.bank))
+    tasks = [(name, index, not args.no_fit, args.bank) for name in MODELS for index in range(args.learners)]
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         outcomes = list(pool.map(run_learner, tasks))
     results: dict[str, list[Point]] = {}
     for name in MODELS:
         mine = [
             o
-            for (model_name, _, _), group in zip(tasks, outcomes, strict=True)
+            for (model_name, *_), group in zip(tasks, outcomes, strict=True)
             if model_name == name
             for o in group
         ]
         results[name] = summarize(mine)
-        print("\n".join(report(MODELS[name](), results[name], args.learners)), end="\n\n")
+        print("\n".join(report(MODELS[name](), mine, args.learners)), end="\n\n")
     figure(results, args.figure)
     print(f"figure: {args.figure.relative_to(REPO) if args.figure.is_relative_to(REPO) else args.figure}")
     print(

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import TextIO
 
 from course.bank import BankError, load_bank
+from course.calibration import calibration_report
 from course.outlook import progress_report
 from course.progress import db_path, local_tz, open_store, path_source, server_url
 from course.terminal.arguments import limits, parser
@@ -143,6 +144,8 @@ def _run(
     def run(store: Storage) -> int:
         if args.command == "stats":
             console.say(progress_report(store, bank.items(), clock(), local_tz()))
+            if args.calibration:
+                console.say(calibration_report(store, bank.items()))
             return EXIT_OK
         order_rng = rng if rng is not None else random.Random(args.seed)
         if args.command == "cram":

@@ -23,7 +23,9 @@ from scheduler import (
     Session,
     Settings,
     Storage,
+    day_numbers,
     day_start,
+    due_from,
     format_interval,
     stats,
 )
@@ -35,6 +37,7 @@ __all__ = [
     "LimitOptions",
     "Outlook",
     "due_again",
+    "due_day",
     "due_in",
     "held_sentence",
     "interval",
@@ -59,9 +62,11 @@ class Outlook:
     """What a review started at some time would find.
 
     ``due_now``: the questions it would serve (due ones, then new ones); ``held_due`` and ``held_new``: the
-    due and new questions that today's limits hold back until tomorrow; ``next_due``: the earliest due time
-    after that time (None when no question is scheduled after it); ``limits``: today's limits; ``answered``:
-    what the day's answers so far counted against them, by lesson (a quiz's answers too).
+    due and new questions that today's limits hold back until tomorrow; ``next_due``: the earliest time after
+    that time at which a question is due on the learner's day (``scheduler.due_from``: an interval of a day
+    or more from that day's rollover; None when no question is scheduled after it); ``limits``: today's
+    limits; ``answered``: what the day's answers so far counted against them, by lesson (a quiz's answers
+    too).
     """
 
     due_now: int
@@ -107,9 +112,10 @@ def outlook(store: Storage, items: Sequence[Item], at: datetime, tz: tzinfo, lim
         session = Session(store, items, at, tz, limits)
         cards = {item_id: card for item_id, card in store.cards().items() if item_id in ids}
         decks = set(store.enrolled())
-    due = sum(card.due <= at for card in cards.values())
+    dues = [due_from(card.due, card.last_review, tz) for card in cards.values()]  # due on the learner's day
+    due = sum(when <= at for when in dues)
     unseen = len({item.id for item in items if item.deck in decks and item.id not in cards})
-    later = [card.due for card in cards.values() if card.due > at]
+    later = [when for when in dues if when > at]
     return Outlook(
         due_now=session.remaining,
         held_due=max(0, due - session.due_count),
@@ -146,9 +152,23 @@ def due_again(n: int) -> str:
     return f"Due now as well: {plural(n, 'question')} that came due during this session."
 
 
-def due_in(at: datetime) -> Callable[[datetime], str]:
-    """The default sentence for the next due time, seen at `at`: ``Next question due in 3d.``"""
-    return lambda due: f"Next question due in {interval(due - at)}."
+def due_day(due: datetime, at: datetime, tz: tzinfo) -> str | None:
+    """The learner's day of `due` seen from that of `at` (days roll over at 4 am in `tz`): ``tomorrow``,
+    ``in 3 days``; None on the same day."""
+    today, then = day_numbers([at, due], tz)
+    days = then - today
+    return None if days <= 0 else "tomorrow" if days == 1 else f"in {days} days"
+
+
+def due_in(at: datetime, tz: tzinfo | None = None) -> Callable[[datetime], str]:
+    """The default sentence for the next due time, seen at `at`: ``Next question due in 10m.``; with `tz`, one
+    due on a later learner's day is said as that day (``Next question due tomorrow.``, ``... in 3 days.``)."""
+
+    def sentence(due: datetime) -> str:
+        day = None if tz is None else due_day(due, at, tz)
+        return f"Next question due {day if day is not None else f'in {interval(due - at)}'}."
+
+    return sentence
 
 
 def held_sentence(view: Outlook, options: LimitOptions = NOTEBOOK_LIMITS) -> str | None:
@@ -229,7 +249,7 @@ def next_steps(
 
 
 def retention_text(settings: Settings) -> str:
-    """``85% (the default)``, ``90%``."""
+    """``77% (the default)``, ``90%``."""
     default = " (the default)" if settings.desired_retention is None else ""
     return f"{_percent(_retention(settings))}{default}"
 
@@ -240,7 +260,7 @@ def _retention(settings: Settings) -> float:
 
 
 def scheduling_text(settings: Settings, tz: tzinfo) -> str:
-    """``FSRS default parameters, desired retention 85%.``, ``your own FSRS parameters (fitted 1 Dec 2026 to
+    """``FSRS default parameters, desired retention 77%.``, ``your own FSRS parameters (fitted 1 Dec 2026 to
     640 reviews), desired retention 90%.``"""
     retention = f"desired retention {_percent(_retention(settings))}."
     if settings.parameters is None:

@@ -1,4 +1,5 @@
-"""Generic spaced repetition on FSRS: a review log in SQLite, due queues, sessions and statistics.
+"""Generic spaced repetition on FSRS: a review log in SQLite, due queues, sessions, statistics, and how
+well predicted recall matched a log (``predictions``, ``score``: srs-benchmark's scores).
 
 A classroom's shared PostgreSQL store is ``scheduler.postgres.PostgresStore`` (needs psycopg; importing
 ``scheduler`` does not import it).
@@ -16,6 +17,21 @@ from scheduler._bounds import (
     MAX_INTERVAL_DAYS,
     id_problem,
     time_range_text,
+)
+from scheduler._calibration import (
+    MIN_CALIBRATION_REVIEWS,
+    Bin,
+    FsrsPredictor,
+    Prediction,
+    Predictor,
+    Scores,
+    auc,
+    bins,
+    log_loss,
+    predictions,
+    rmse_bins,
+    score,
+    split_times,
 )
 from scheduler._errors import (
     StoreAccessError,
@@ -51,7 +67,7 @@ from scheduler._serving import ASKED_AGAIN_WITHIN, CramSession, Session, due_que
 from scheduler._stats import Stats, due_counts, forecast, stats, true_retention
 from scheduler._storage import Storage
 from scheduler._store import Store
-from scheduler._time import day_numbers, day_start
+from scheduler._time import day_numbers, day_start, due_from
 
 __all__ = [
     "ASKED_AGAIN_WITHIN",
@@ -60,23 +76,29 @@ __all__ = [
     "MAX_DURATION_MS",
     "MAX_ID_BYTES",
     "MAX_INTERVAL_DAYS",
+    "MIN_CALIBRATION_REVIEWS",
     "MIN_FIT_REVIEWS",
     "RETENTION_RANGE",
     "SCHEMA_VERSION",
     "Answer",
     "AnsweredToday",
+    "Bin",
     "CardState",
     "CramReview",
     "CramSession",
     "DueItems",
+    "FsrsPredictor",
     "Item",
     "Limits",
     "LogEntry",
     "Memory",
     "Merged",
     "NotEnoughReviews",
+    "Prediction",
+    "Predictor",
     "Rating",
     "Review",
+    "Scores",
     "Session",
     "Settings",
     "State",
@@ -90,16 +112,24 @@ __all__ = [
     "StoreNotFoundError",
     "StoreUnavailableError",
     "StoreVersionError",
+    "auc",
+    "bins",
     "day_numbers",
     "day_start",
     "due_counts",
+    "due_from",
     "due_queue",
     "fit_parameters",
     "fit_reviews",
     "forecast",
     "format_interval",
     "id_problem",
+    "log_loss",
+    "predictions",
     "retention_problem",
+    "rmse_bins",
+    "score",
+    "split_times",
     "stats",
     "time_range_text",
     "true_retention",

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta, tzinfo
 
 from scheduler._records import AnsweredToday, Item, Limits, Rating, Review, State
 from scheduler._storage import Storage
-from scheduler._time import day_starts, require_aware
+from scheduler._time import day_starts, due_from, require_aware
 
 __all__ = ["ASKED_AGAIN_WITHIN", "CramSession", "Session", "due_queue"]
+
+_ONE_MS = timedelta(milliseconds=1)
 
 
 def due_queue(
@@ -22,8 +24,11 @@ def due_queue(
 ) -> list[Item]:
     """Items to review at ``at``: due reviews, then new items of enrolled decks, within today's limits.
 
-    Due reviews are ordered most overdue first, ties broken by lowest retrievability and then by the order of
-    ``items``; new items come in ``items`` order. Items in the store but not in ``items`` are ignored.
+    Due means due on the learner's day (``scheduler.due_from``): an item whose interval was a day or more is
+    due from the start of the day its due time falls on (the rollover, ``rollover_hour`` o'clock in ``tz``),
+    as in Anki; a same-day step at its exact time. Due reviews are ordered most overdue first (by due time),
+    ties broken by lowest retrievability and then by the order of ``items``; new items come in ``items``
+    order. Items in the store but not in ``items`` are ignored.
     """
     due, new, _ = _due_and_new(store, items, at, tz, limits, rollover_hour)
     return due + new
@@ -64,9 +69,16 @@ def _read_queue(
     answered = _answered_today(store, items, positions, start, end)
     new_done, reviews_done = answered.new_total, answered.reviews_total
 
-    schedule = store.due_by(at)
+    schedule = store.due_by(end - _ONE_MS)  # due today: the day-based ones later today too (`due_from`)
+
+    def due_today(item_id: str, when: datetime) -> bool:
+        if when <= at:
+            return True
+        card = store.card(item_id)
+        return card is not None and due_from(card.due, card.last_review, tz, rollover_hour) <= at
+
     cap = max(0, limits.reviews_per_day - reviews_done)
-    queue = _break_ties(store, items, _earliest(schedule.due, positions, cap), at, cap)
+    queue = _break_ties(store, items, _earliest(schedule.due, positions, cap, due_today), at, cap)
 
     new: list[Item] = []
     new_left = max(0, limits.new_per_day - new_done)
@@ -81,15 +93,23 @@ def _read_queue(
     return queue, new, answered
 
 
-def _earliest(due: Mapping[str, datetime], positions: dict[str, int], cap: int) -> list[tuple[datetime, int]]:
-    """(due time, position) of the first `cap` items of `due` (earliest first) that are in `positions`, and of
-    any more due at the same time as the last of them, sorted; the rest of `due` is never read."""
+def _earliest(
+    due: Mapping[str, datetime],
+    positions: dict[str, int],
+    cap: int,
+    due_today: Callable[[str, datetime], bool],
+) -> list[tuple[datetime, int]]:
+    """(due time, position) of the first `cap` items of `due` (earliest first) that are in `positions` and
+    `due_today`, and of any more due at the same time as the last of them, sorted; the rest of `due` is never
+    read."""
     found: list[tuple[datetime, int]] = []
     for item_id in due:
         position = positions.get(item_id)
         if position is None:
             continue
         when = due[item_id]
+        if not due_today(item_id, when):
+            continue
         if len(found) >= cap and (not found or when != found[-1][0]):
             break
         found.append((when, position))

@@ -9,9 +9,9 @@ from datetime import datetime, tzinfo
 from operator import attrgetter
 
 from scheduler._bulk import paused_gc
-from scheduler._records import Answer, Item, Rating, State
+from scheduler._records import Answer, CardState, Item, Rating, State
 from scheduler._storage import Storage
-from scheduler._time import day_numbers, day_starts, from_ms, require_aware, to_ms
+from scheduler._time import day_numbers, day_starts, due_from, from_ms, require_aware, to_ms
 
 __all__ = ["Stats", "due_counts", "forecast", "stats", "true_retention"]
 
@@ -23,13 +23,14 @@ class Stats:
     """A summary at one moment ``at``; every count is over the ``items`` given (removed items are ignored).
 
     What is due today comes in two parts, so that each agrees with what a session shows: ``due_now`` is what
-    is due at ``at`` (overdue included), the due reviews a session started at ``at`` serves (before daily
+    is due at ``at`` on the learner's day (``scheduler.due_from``: an interval of a day or more is due from
+    the day's start; overdue included), the due reviews a session started at ``at`` serves (before daily
     limits; a session's "N due now"); ``due_later_today`` is what comes due after ``at`` and before the next
-    rollover (learning steps, mostly), served by a session started then.
+    rollover (same-day steps), served by a session started then.
     """
 
-    due_now: int  # due at `at` or earlier
-    due_later_today: int  # due after `at`, before the next rollover
+    due_now: int  # due on the learner's day, by `at`
+    due_later_today: int  # same-day steps due after `at`, before the next rollover
     due_next_7_days: tuple[int, ...]  # 7 counts: day 1..7 after today
     reviews_today: int  # scheduled answers since today's rollover (cram answers are not counted)
     reviews_total: int
@@ -49,6 +50,11 @@ def _due_per_day(due_times: dict[str, datetime], ids: set[str], starts: list[dat
             if day < len(counts):
                 counts[day] += 1
     return counts
+
+
+def _is_step(card: CardState | None, at: datetime, tz: tzinfo, rollover_hour: int) -> bool:
+    """Whether `card` (due later today) is not due yet at `at`: a same-day step (``due_from``)."""
+    return card is not None and due_from(card.due, card.last_review, tz, rollover_hour) > at
 
 
 def _true_retention(answers: list[Answer], ids: set[str], tz: tzinfo, rollover_hour: int) -> float | None:
@@ -78,6 +84,8 @@ def stats(store: Storage, items: Sequence[Item], at: datetime, tz: tzinfo, rollo
     ids = {item.id for item in items}
     with store.snapshot():
         due_times = store.due_times()
+        later = {i: when for i, when in due_times.items() if i in ids and at < when < starts[1]}
+        steps = sum(_is_step(store.card(i), at, tz, rollover_hour) for i in later)
         counts = store.review_counts()
         decks = set(store.enrolled())
         answered_today = store.answers(starts[0], starts[1])
@@ -86,11 +94,10 @@ def stats(store: Storage, items: Sequence[Item], at: datetime, tz: tzinfo, rollo
         with paused_gc():
             retention = _true_retention(store.answers(), ids, tz, rollover_hour)
     due = _due_per_day(due_times, ids, starts)
-    due_now = sum(when <= at for item_id, when in due_times.items() if item_id in ids)
     seen = due_times.keys()
     return Stats(
-        due_now=due_now,
-        due_later_today=due[0] - due_now,
+        due_now=due[0] - steps,
+        due_later_today=steps,
         due_next_7_days=tuple(due[1:8]),
         reviews_today=sum(answer.item_id in ids for answer in answered_today),
         reviews_total=sum(counts.get(item_id, 0) for item_id in ids),

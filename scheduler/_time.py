@@ -4,6 +4,9 @@ Times are stored as integer milliseconds since the Unix epoch (UTC). A learner's
 ``rollover_hour`` o'clock local time (4 am by default, as in Anki), so a review at 03:59 still
 belongs to the previous day. Where the clock falls back over that hour, the day starts at its first pass
 and is not left again: the day of a later instant is never an earlier day.
+
+An item is due on a day, as in Anki (``due_from``): an interval of a day or more makes it due from the
+start of the learner's day its due time falls on; a same-day step, at its exact time.
 """
 
 from __future__ import annotations
@@ -12,11 +15,12 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from datetime import date, datetime, timedelta, timezone, tzinfo
 
-__all__ = ["day_numbers", "day_start", "day_starts", "from_ms", "require_aware", "to_ms"]
+__all__ = ["day_numbers", "day_start", "day_starts", "due_from", "from_ms", "require_aware", "to_ms"]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _EPOCH_DAY = date(1970, 1, 1)
 _ONE_MS = timedelta(milliseconds=1)
+_ONE_DAY = timedelta(days=1)
 
 
 def require_aware(value: datetime, name: str) -> datetime:
@@ -86,6 +90,20 @@ def day_start(at: datetime, tz: tzinfo, rollover_hour: int = 4) -> datetime:
     """
     _check_hour(rollover_hour)
     return _local_start(_local_day(at, tz, rollover_hour), tz, rollover_hour)
+
+
+def due_from(due: datetime, last_review: datetime | None, tz: tzinfo, rollover_hour: int = 4) -> datetime:
+    """When an item due at ``due``, answered last at ``last_review``, is due for the learner (UTC-aware).
+
+    An interval of a day or more (``due`` at least 24 hours after ``last_review``, or no last review) makes
+    it due from the start of the learner's day that contains ``due``, unless that start is not after the
+    last answer (a 25-hour day): then, as a same-day step (an interval under a day) is, at ``due`` itself.
+    """
+    due = require_aware(due, "due")
+    if last_review is not None and due - require_aware(last_review, "last_review") < _ONE_DAY:
+        return due
+    start = day_start(due, tz, rollover_hour)
+    return due if last_review is not None and start <= last_review else start
 
 
 def day_starts(at: datetime, tz: tzinfo, rollover_hour: int, count: int) -> list[datetime]:

@@ -187,9 +187,9 @@ Answer: 4
 Add them.
 See lesson 00 Welcome, section "1. Sums".
 How well did you remember it? (Hard = remembered, with effort)
-  1 Again 1d   2 Hard 2d   3 Good 6d   4 Easy 17d
+  1 Again 1d   2 Hard 5d   3 Good 12d   4 Easy 1.3mo
 Your rating [1-4, q to quit]: 3
-Saved: Good. Next review in 6d.
+Saved: Good. Next review in 12d.
 
 [2/3] lesson 00 Welcome, choice (00-c), new
 Pick b.
@@ -211,11 +211,11 @@ Your answer (a number; ? if you don't know; q to quit): 12 heads
 Right: the answer is 12 heads.
 768 / 64.
 See lesson 00 Welcome, section "3. Heads".
-Counted as Good (4d). Press Enter to keep it, or type 2 for Hard (2d; Hard = remembered, with effort) \
-or 4 for Easy (17d): 2
-Saved: Hard. Next review in 2d.
+Counted as Good (9d). Press Enter to keep it, or type 2 for Hard (7d; Hard = remembered, with effort) \
+or 4 for Easy (1.3mo): 2
+Saved: Hard. Next review in 7d.
 
-Session over: 3 answers saved. Next question due in 1d.
+Session over: 3 answers saved. Next question due tomorrow.
 """.replace("<Enter>", "")  # what the learner typed is echoed when stdin is not a terminal
 
 
@@ -237,8 +237,8 @@ def test_review_easy_override_and_dont_know(bank: Path, db: Path) -> None:
     result = run("review", "--db", db, "--bank", bank, "--now", NOW, *IN_BANK_ORDER, stdin=answers)
     assert (result.returncode, result.stderr) == (0, "")
     assert (
-        "Counted as Good (6d). Press Enter to keep it, or type 2 for Hard (2d; Hard = remembered, with "
-        "effort) or 4 for Easy (13d): 4\nSaved: Easy. Next review in 13d.\n"
+        "Counted as Good (13d). Press Enter to keep it, or type 2 for Hard (6d; Hard = remembered, with "
+        "effort) or 4 for Easy (1.1mo): 4\nSaved: Easy. Next review in 1.1mo.\n"
     ) in result.stdout
     assert result.stdout.endswith(
         "Your answer (a number; ? if you don't know; q to quit): ?\n"
@@ -246,7 +246,7 @@ def test_review_easy_override_and_dont_know(bank: Path, db: Path) -> None:
         "768 / 64.\n"
         'See lesson 00 Welcome, section "3. Heads".\n'
         "Saved: Again. Next review in 1d.\n\n"
-        "Session over: 3 answers saved. Next question due in 1d.\n"
+        "Session over: 3 answers saved. Next question due tomorrow.\n"
     )
     with Store.open(db, create=False) as store:
         assert log(store) == [("00-r", Rating.EASY, T), ("00-c", Rating.EASY, T), ("00-n", Rating.AGAIN, T)]
@@ -289,9 +289,10 @@ def test_review_limits_and_nothing_due(bank: Path, db: Path) -> None:
     store_with(db, "00").close()
     limited = run("review", "--db", db, "--bank", bank, "--now", NOW, "--limit-new", "1", stdin="\n3\n")
     assert limited.stdout.startswith("Review of lesson 00: 0 due now, 1 new.")
-    assert limited.stdout.endswith(f"Session over: 1 answer saved. {NEW_HELD} Next question due in 6d.\n")
+    ended = f"Session over: 1 answer saved. {NEW_HELD} Next question due in 12 days.\n"
+    assert limited.stdout.endswith(ended)
     held = run("review", "--db", db, "--bank", bank, "--now", NOW, "--limit-new", "1")
-    assert (held.returncode, held.stdout) == (0, f"{NEW_HELD} Next question due in 6d.\n")
+    assert (held.returncode, held.stdout) == (0, f"{NEW_HELD} Next question due in 12 days.\n")
     nothing = run(
         "review",
         "--db",
@@ -305,10 +306,10 @@ def test_review_limits_and_nothing_due(bank: Path, db: Path) -> None:
         *IN_BANK_ORDER,
         stdin="2\n\n12\n\n",
     )
-    assert nothing.stdout.endswith("Session over: 2 answers saved. Next question due in 4d.\n")
+    assert nothing.stdout.endswith("Session over: 2 answers saved. Next question due in 9 days.\n")
     later = (T + timedelta(minutes=1)).isoformat()
     again = run("review", "--db", db, "--bank", bank, "--now", later, "--limit-new", "3")
-    assert (again.returncode, again.stdout) == (0, "Nothing is due right now. Next question due in 4d.\n")
+    assert (again.returncode, again.stdout) == (0, "Nothing is due right now. Next question due in 9 days.\n")
 
 
 @pytest.mark.parametrize(
@@ -339,7 +340,7 @@ def test_review_says_what_todays_limits_hold_back(
 ) -> None:
     with store_with(db, *decks, fuzz=False) as store:
         for item_id in ("00-r", "00-c", "00-n"):
-            store.record(item_id, Rating.GOOD, T - timedelta(days=4))  # due 4 days later: due now
+            store.record(item_id, Rating.GOOD, T - timedelta(days=10))  # due 10 days later: due now
     result = run(
         "review", "--db", db, "--bank", bank, "--now", NOW, *options, *IN_BANK_ORDER, stdin="\n3\n2\n\n"
     )
@@ -398,7 +399,7 @@ def test_review_goes_on_with_what_came_due_meanwhile(
     assert out.count("It comes back before this session ends.") == 2
     assert out.count("Due now as well: ") == 1
     assert "\nDue now as well: 1 question that came due during this session.\n\n[5/5] " in out
-    assert out.endswith("Session over: 5 answers saved. Next question due in 2d.\n")
+    assert out.endswith("Session over: 5 answers saved. Next question due in 2 days.\n")
     with Store.open(db, create=False) as store:
         assert [item_id for item_id, _, _ in log(store)] == ["00-r", "00-c", "00-n", "00-c", "00-n", "00-r"]
 
@@ -411,8 +412,8 @@ def test_stopping_where_a_right_answer_counts_as_good_keeps_it(
     result = run("review", "--db", db, "--bank", bank, "--now", NOW, *IN_BANK_ORDER, stdin="\n3\n2\n" + typed)
     assert (result.returncode, result.stderr) == (0, "")
     assert result.stdout.endswith(
-        "or 4 for Easy (13d): " + typed.strip() + "\n"
-        "Saved: Good. Next review in 6d.\n"
+        "or 4 for Easy (1.1mo): " + typed.strip() + "\n"
+        "Saved: Good. Next review in 13d.\n"
         f"Stopped ({reason}): 2 answers saved.\n"
     )
     with Store.open(db, create=False) as store:
@@ -437,7 +438,7 @@ def test_ctrl_c_where_a_right_answer_counts_as_good_keeps_it(
     )
     assert (status, err) == (130, "")
     assert out.endswith(
-        "or 4 for Easy (13d): \nSaved: Good. Next review in 6d.\nStopped (Ctrl-C): 2 answers saved.\n"
+        "or 4 for Easy (1.1mo): \nSaved: Good. Next review in 13d.\nStopped (Ctrl-C): 2 answers saved.\n"
     )
     with Store.open(db, create=False) as store:
         assert log(store) == [("00-r", Rating.GOOD, T), ("00-c", Rating.GOOD, T)]
@@ -556,7 +557,7 @@ def stats_lines(db: Path, due: int, week: str, today: int, total: int, retention
         f"Reviews in total: {total}\n"
         f"True retention:   {retention}\n"
         f"New available:    {new}\n"
-        "Scheduling:       FSRS default parameters, desired retention 85%.\n"
+        "Scheduling:       FSRS default parameters, desired retention 77%.\n"
     )
 
 
@@ -604,7 +605,7 @@ def test_stats_fresh_store_and_course_db(bank: Path, db: Path) -> None:
         "Reviews in total: 0\n"
         "True retention:   n/a (no reviews of learned questions yet)\n"
         "New available:    0\n"
-        "Scheduling:       FSRS default parameters, desired retention 85%.\n"
+        "Scheduling:       FSRS default parameters, desired retention 77%.\n"
     )
 
 
@@ -822,12 +823,12 @@ def any_easy(text: str) -> str:
 
 
 CONFIRM_PROMPTS = {
-    "review": "or 4 for Easy (13d): ",
+    "review": "or 4 for Easy (1.1mo): ",
     "cram": "Counted as Good. Press Enter to keep it, or type 2 for Hard or 4 for Easy: ",
 }
 SAVED_GOOD = {
     "review": (
-        "Saved: Good. Next review in 6d.\n",
+        "Saved: Good. Next review in 13d.\n",
         "2 answers saved",
         [("00-r", Rating.GOOD), ("00-c", Rating.GOOD)],
     ),
@@ -988,8 +989,8 @@ REASKED = {
     "numeric": ("Your answer (a number; ? if you don't know; q to quit): ", "Please type a number, ? or q."),
     "rating": ("Your rating [1-4, q to quit]: ", "Please type 1, 2, 3 or 4 (or q to quit)."),
     "confirm": (
-        "Counted as Good (6d). Press Enter to keep it, or type 2 for Hard (2d; Hard = remembered, with "
-        "effort) or 4 for Easy (13d): ",
+        "Counted as Good (13d). Press Enter to keep it, or type 2 for Hard (6d; Hard = remembered, with "
+        "effort) or 4 for Easy (1.1mo): ",
         "Please press Enter, or type 2, 4 or q.",
     ),
 }
@@ -1101,7 +1102,7 @@ def test_bank_text_is_shown_as_readable_text_wrapped_to_the_terminal(tmp_path: P
     )
     assert (result.returncode, result.stderr) == (0, "")
     shown = result.stdout.split("\n")
-    assert shown[29] == "  1 Again 1d   2 Hard 2d   3 Good 4d   4 Easy 18d"  # fuzzed: 16d drawn as 18d
+    assert shown[29] == "  1 Again 1d   2 Hard 9d   3 Good 10d   4 Easy 1.3mo"  # fuzzed
     assert shown[2:29] == [
         "[1/2] lesson 00 Welcome, choice (00-m), new",
         "The weights are e^(x_i) / ∑_j e^(x_j).",
@@ -1204,7 +1205,7 @@ def test_a_signal_while_an_answer_is_saved_stops_at_the_next_prompt(
     )
     assert (status, err) == (129, "")
     assert out.endswith(
-        "Your rating [1-4, q to quit]: 3\nSaved: Good. Next review in 6d.\n\n"
+        "Your rating [1-4, q to quit]: 3\nSaved: Good. Next review in 12d.\n\n"
         "[2/3] lesson 00 Welcome, choice (00-c), new\nPick b.\n  1) a\n  2) b\n"
         "Stopped (the terminal was closed): 1 answer saved.\n"
     )

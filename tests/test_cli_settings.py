@@ -48,12 +48,12 @@ def test_settings_shows_the_defaults_then_a_change(db: Path) -> None:
     existing(db)
     assert course("settings", "--db", db) == (
         0,
-        "Desired retention: 85% (the default)\nFSRS parameters:   the defaults\n",
+        "Desired retention: 77% (the default)\nFSRS parameters:   the defaults\n",
         "",
     )
     assert course("settings", "--retention", "0.9", "--db", db, "--now", NOW) == (
         0,
-        "Desired retention: 90%, was 85% (the default).\n" + APPLIES,
+        "Desired retention: 90%, was 77% (the default).\n" + APPLIES,
         "",
     )
     assert stored(db) == Settings(0.9)
@@ -69,19 +69,19 @@ def test_settings_shows_the_defaults_then_a_change(db: Path) -> None:
     )
     assert course("settings", "--default-retention", "--db", db) == (
         0,
-        "Desired retention: 85% (the default), was 90%.\n" + APPLIES,
+        "Desired retention: 77% (the default), was 90%.\n" + APPLIES,
         "",
     )
     assert stored(db) == Settings()
-    assert course("settings", "--retention", "0.85", "--db", db) == (  # the default's value is the default
+    assert course("settings", "--retention", "0.77", "--db", db) == (  # the default's value is the default
         0,
-        "Nothing changed.\nDesired retention: 85% (the default)\nFSRS parameters:   the defaults\n",
+        "Nothing changed.\nDesired retention: 77% (the default)\nFSRS parameters:   the defaults\n",
         "",
     )
     course("settings", "--retention", "0.9", "--db", db, "--now", NOW)
-    assert course("settings", "--retention", "0.85", "--db", db, "--now", NOW) == (
+    assert course("settings", "--retention", "0.77", "--db", db, "--now", NOW) == (
         0,
-        "Desired retention: 85% (the default), was 90%.\n" + APPLIES,
+        "Desired retention: 77% (the default), was 90%.\n" + APPLIES,
         "",
     )
     assert stored(db) == Settings()
@@ -265,9 +265,9 @@ def test_optimize_fits_saves_and_compares(db: Path) -> None:
 @pytest.mark.parametrize(
     ("settings", "line"),
     [
-        (Settings(), "FSRS default parameters, desired retention 85%."),
+        (Settings(), "FSRS default parameters, desired retention 77%."),
         (Settings(0.8), "FSRS default parameters, desired retention 80%."),
-        (Settings(None, OWN), "your own FSRS parameters, desired retention 85%."),
+        (Settings(None, OWN), "your own FSRS parameters, desired retention 77%."),
         (
             Settings(0.85, OWN, datetime(2026, 12, 1, 23, 30, tzinfo=timezone.utc), 640),
             "your own FSRS parameters (fitted 1 Dec 2026 to 640 reviews), desired retention 85%.",

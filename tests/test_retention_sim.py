@@ -80,13 +80,79 @@ def test_leitner_moves_up_a_box_when_recalled_and_back_to_the_first_when_not():
     assert sim.Fixed(7).answer("q", 3.9, A) == 10
 
 
-def test_a_family_is_read_at_a_retention_between_its_points_and_never_outside_them():
-    curve = [sim.Point("a", "f", 0.80, 0, 100.0, 0, 0), sim.Point("b", "f", 0.90, 0, 200.0, 0, 0)]
-    assert sim.reviews_at(curve, 0.85) == pytest.approx(150.0)
-    assert sim.reviews_at(curve, 0.80) == 100.0
-    assert sim.reviews_at(curve, 0.95) is None
-    baseline = [sim.Point("c", "g", 0.85, 0, 120.0, 0, 0), sim.Point("d", "g", 0.99, 0, 50.0, 0, 0)]
-    assert sim.matched(baseline, curve) == (pytest.approx(0.8), 0.85)
+def test_a_curve_is_read_between_its_points_and_never_outside_them():
+    curve = [(0.80, 100.0), (0.90, 200.0), (0.95, 400.0)]
+    assert sim.read_at(curve, 0.85) == pytest.approx(150.0)
+    assert sim.read_at(curve, 0.925) == pytest.approx(300.0)
+    assert sim.read_at(curve, 0.80) == 100.0
+    assert sim.read_at(curve, 0.95) == 400.0
+    assert sim.read_at(curve, 0.79) is None  # never extrapolated
+    assert sim.read_at(curve, 0.96) is None
+    assert sim.read_at([], 0.9) is None
+
+
+def _outcome(label: str, family: str, learner: int, retention: float, reviews: int, minutes: float):
+    return sim.Outcome(label, family, learner, [retention], reviews, 0, 0, minutes)
+
+
+def test_a_family_is_read_at_the_references_retention_with_resampled_learners():
+    reference = [_outcome("d", "c", 0, 0.90, 100, 10.0), _outcome("d", "c", 1, 0.90, 100, 10.0)]
+    low = [_outcome("b1", "b", k, 0.85, 60, 6.0) for k in (0, 1)]
+    high = [_outcome("b2", "b", k, 0.95, 100, 12.0) for k in (0, 1)]
+    found = sim.matched([low, high], reference)
+    assert (found.retention, found.reviews, found.minutes, found.final) == (
+        0.90,
+        pytest.approx(0.8),
+        pytest.approx(0.9),
+        pytest.approx(0.90),
+    )
+    assert found.reviews_ci == (pytest.approx(0.8), pytest.approx(0.8)) and found.outside == 0
+    assert sim.matched([high], reference) is None  # 0.90 lies below its one point: out of range
+
+
+def test_a_learner_never_fitted_has_no_personal_parameters_point():
+    never = _outcome(sim.PERSONAL_LABEL, sim.PERSONAL, 0, 0.9, 100, 10.0)
+
+    def rerun(retention: float):
+        raise AssertionError("a learner without a fit is never rerun, nor relabelled")
+
+    assert sim.personal_outcomes(never, rerun) == []
+    fitted = sim.Outcome(sim.PERSONAL_LABEL, sim.PERSONAL, 0, [0.9], 100, 0, 0, 10.0, (60, (1.0,)))
+    runs = sim.personal_outcomes(fitted, lambda r: _outcome(f"r={r:g}", sim.PERSONAL, 0, r, 1, 1.0))
+    others = [f"r={r:g}" for r in sim.FIT_RETENTIONS if r != sim.DEFAULT_RETENTION]
+    assert [o.label for o in runs] == [sim.PERSONAL_LABEL, *others] and len(runs) == len(sim.FIT_RETENTIONS)
+
+
+def test_a_learners_points_in_each_family_are_over_the_same_learners():
+    outcomes = [
+        _outcome("a", "f", 0, 0.9, 1, 1.0),
+        _outcome("a", "f", 1, 0.9, 1, 1.0),
+        _outcome("b", "f", 0, 0.8, 1, 1.0),  # learner 1 has no point "b"
+        _outcome("c", "g", 1, 0.8, 1, 1.0),
+    ]
+    grouped = sim._by_family(outcomes, [0, 1])
+    learners = {name: [[o.learner for o in point] for point in points] for name, points in grouped.items()}
+    assert learners == {"f": [[0, 1]]}
+    assert [p.label for p in sim.summarize(outcomes)] == ["a", "b", "c"]
+
+
+def test_the_course_is_due_on_the_learners_day_from_its_rollover():
+    course = sim.Course(0.9, steps=False)
+    assert course.first("q", 0.75, G) == pytest.approx(2 + 4 / 24)  # Good: due on day 2, from 04:00
+    assert course.answer("q", 3.75, G) == pytest.approx(19 + 4 / 24)
+    assert (course.states["q"].due - sim.START).total_seconds() / 86400 == pytest.approx(19.75)
+    steps = sim.Course(0.9, steps=True)
+    assert steps.first("q", 0.75, G) == pytest.approx(0.75 + 10 / 1440)  # a same-day step: its exact time
+
+
+def test_every_scheduler_draws_the_same_random_numbers_for_a_questions_kth_answer():
+    questions = [("00-a", "00"), ("00-b", "00"), ("01-a", "01")]
+    learner = sim.Learner.make(3, questions)
+    low, high = sim.Course(0.85, steps=False), sim.Course(0.95, steps=False)
+    sim.simulate(learner, sim.ExponentialModel(), low)
+    sim.simulate(learner, sim.ExponentialModel(), high)
+    assert [int(r.rating) for r in low.log["00-a"][:14]] == [4, 1, 1, 1, 2, 3, 3, 3, 3, 1, 3, 2, 3, 2]
+    assert [int(r.rating) for r in high.log["00-a"][:14]] == [4, 1, 1, 1, 2, 3, 3, 3, 3, 1, 3, 2, 3, 2]
 
 
 def test_the_course_scheduler_switches_to_preset_parameters_on_their_day_keeping_due_dates():
@@ -97,7 +163,8 @@ def test_the_course_scheduler_switches_to_preset_parameters_on_their_day_keeping
     assert course.memory.parameters == Memory().parameters
     course.day_starts(5)
     assert course.memory.parameters == pytest.approx(fitted)
-    assert (course.states["q"].due - sim.START).total_seconds() / 86400 == pytest.approx(due)
+    assert (course.states["q"].due - sim.START).total_seconds() / 86400 == pytest.approx(2.75)  # kept
+    assert due == pytest.approx(2 + 4 / 24)  # due on its day, from the rollover
     assert course.fitted == (5, fitted)
 
 
@@ -106,7 +173,7 @@ def test_a_simulated_year_is_deterministic_and_counts_every_answer_after_the_fir
     learner = sim.Learner.make(3, questions)
     first = sim.simulate(learner, sim.ExponentialModel(), sim.Sm2(1.0, published=True))
     again = sim.simulate(sim.Learner.make(3, questions), sim.ExponentialModel(), sim.Sm2(1.0, published=True))
-    assert first == again
+    assert first == again and first.learner == 3
     assert len(first.retention) == len(sim.CHECK_DAYS)
     assert all(0.0 < r <= 1.0 for r in first.retention)
     fixed = sim.simulate(learner, sim.ExponentialModel(), sim.Fixed(30))

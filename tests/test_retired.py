@@ -141,7 +141,7 @@ def test_the_schedule_serves_and_counts_only_the_banks_questions(
             due_now=2,
             held_due=0,
             held_new=0,
-            next_due=datetime(2025, 3, 17, 9, 30, tzinfo=UTC),  # 00-seen
+            next_due=datetime(2025, 3, 17, 4, 0, tzinfo=UTC),  # 00-seen, due that day: from its rollover
             answered=AnsweredToday(reviews={"00": 1}),  # 00-seen: 00-old's answer today is not counted
         )
         cram = CramSession(store, items)
@@ -193,7 +193,7 @@ def test_terminal_review_cram_and_stats(
         "Reviews in total: 5\n"
         "True retention:   100.0% (first review each day of learned questions)\n"
         "New available:    1\n"
-        "Scheduling:       FSRS default parameters, desired retention 85%.\n"
+        "Scheduling:       FSRS default parameters, desired retention 77%.\n"
     )
     status, out, err = run(["review", *common], stdin="\n3\n\n3\n")
     assert (status, err) == (0, "")

@@ -165,9 +165,9 @@ def test_session_with_the_defaults_serves_each_new_question_once(db: Path) -> No
         session = Session(store, bank, T0, UTC)
         assert session.intervals(bank[0], T0) == {
             AGAIN: timedelta(days=1),
-            HARD: timedelta(days=2),
-            GOOD: timedelta(days=4),
-            EASY: timedelta(days=16),
+            HARD: timedelta(days=6),
+            GOOD: timedelta(days=10),
+            EASY: timedelta(days=38),
         }
         shown = []
         at = T0
@@ -229,8 +229,8 @@ def test_stats_and_forecast(store: Store) -> None:
     store.record_cram("a1", GOOD, at)  # practice is not a review
     bank = items("a1", "a2", "a3", "a4", "a5", "a6", "a7", "a8", "a9", "b1", "b2", "c1")
     assert stats(store, bank, at, UTC) == Stats(
-        due_now=2,  # a1 (overdue) and b1 (due at 08:10Z)
-        due_later_today=2,  # a2 and a3, before the next rollover
+        due_now=4,  # a1 (overdue), b1 (a step, due at 08:10Z), and a2 and a3: due today, from the rollover
+        due_later_today=0,  # no same-day step comes due after `at`
         due_next_7_days=(1, 0, 1, 0, 0, 0, 1),
         reviews_today=2,  # b1, and a7 (answered at today's 04:00Z rollover)
         reviews_total=8,

@@ -104,7 +104,7 @@ def test_session_counts_its_due_and_new_items(stores: tuple[Store, Store]) -> No
     items = [Item(f"a{index}", "a") for index in range(6)]
     for item_id in ("a0", "a2", "a4"):
         mine.record(item_id, EASY, T0)
-    at = T0 + timedelta(days=17)  # the three EASY answers are due (16 days)
+    at = T0 + timedelta(days=39)  # the three EASY answers are due (38 days)
     session = Session(mine, items, at, UTC, Limits(new_per_day=2, reviews_per_day=2))
     assert (session.due_count, session.new_count, session.remaining) == (2, 2, 4)
     assert [

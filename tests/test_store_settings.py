@@ -34,7 +34,7 @@ FITTED_AT = T0 + timedelta(days=30, milliseconds=250)
     "settings",
     [
         Settings(),
-        Settings(desired_retention=0.9),  # fsrs's default, not Memory's (0.85)
+        Settings(desired_retention=0.9),  # fsrs's default, not Memory's (0.77)
         Settings(desired_retention=0.7),
         Settings(desired_retention=0.97),
         Settings(parameters=OWN),
@@ -47,11 +47,11 @@ def test_settings_round_trip_and_make_the_memory(db: Path, settings: Settings) -
         assert store.settings() == Settings()
         store.save_settings(settings, T0)
         assert store.settings() == settings
-        assert store.memory.desired_retention == (settings.desired_retention or 0.85)
+        assert store.memory.desired_retention == (settings.desired_retention or 0.77)
         assert store.memory.parameters == (settings.parameters or DEFAULTS)
     with Store.open(db) as reopened:  # no memory given: built from the settings
         assert reopened.settings() == settings
-        assert reopened.memory.desired_retention == (settings.desired_retention or 0.85)
+        assert reopened.memory.desired_retention == (settings.desired_retention or 0.77)
         assert reopened.memory.parameters == (settings.parameters or DEFAULTS)
         assert reopened.memory.enable_fuzzing
     with Store.open(db, memory=Memory(0.95, enable_fuzzing=False)) as given:  # a memory given wins

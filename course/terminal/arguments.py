@@ -162,6 +162,11 @@ def parser() -> argparse.ArgumentParser:
     _common(sub["cram"])
     _seed(sub["cram"])
     _common(sub["stats"])
+    sub["stats"].add_argument(
+        "--calibration",
+        action="store_true",
+        help="also how well the recall the schedule predicted matched what happened, by bins",
+    )
     _common(sub["check"], db=False)
     sub["check"].add_argument(
         "--strict", action="store_true", help="exit with status 1 when there are warnings"

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta, tzinfo
 
 from course.bank import Bank, Question
-from course.outlook import LimitOptions, due_again, interval, next_steps, outlook, plural
+from course.outlook import LimitOptions, due_again, due_in, interval, next_steps, outlook, plural
 from course.ratings import NAMES
 from course.terminal.asking import ask
 from course.terminal.console import Console, Quit
@@ -99,7 +99,7 @@ def _whats_next(
 ) -> str:
     """What comes once nothing more is due now (`course.outlook.next_steps`), as one line."""
     view = outlook(store, items, at, tz, limits)
-    return " ".join(next_steps(view, at, answered=answered, options=_OPTIONS))
+    return " ".join(next_steps(view, at, answered=answered, options=_OPTIONS, next_due=due_in(at, tz)))
 
 
 def _review_one(

@@ -17,7 +17,7 @@ from course.widgets._chrome import view_bundle
 from course.widgets._clock import Clock
 from course.widgets._panel import QuestionPanel
 from course.widgets._texts import error_html, when
-from scheduler import LogEntry, Rating, StoreError, StoreUnavailableError, format_interval
+from scheduler import LogEntry, Rating, StoreError, StoreUnavailableError, due_from, format_interval
 
 __all__ = ["QuizWidget", "quiz"]
 
@@ -108,9 +108,10 @@ class QuizWidget(QuestionPanel):
         # way the intervals are those of the learner's settings (store.memory).
         with self.source.lease(create=True) as store:
             card = store.card(question.id)
-            self._dues[question.id] = card.due if card is not None else None
-            if card is not None and card.due > at:  # practice: no interval to show, the schedule stays
-                due = html.escape(when(card.due, at, self.tz))
+            due_on = None if card is None else due_from(card.due, card.last_review, self.tz)
+            self._dues[question.id] = due_on  # due on the learner's day: an interval from its rollover
+            if due_on is not None and due_on > at:  # practice: no interval to show, the schedule stays
+                due = html.escape(when(due_on, at, self.tz))
                 self.notice.value = (
                     f"<p>Practice: this question is already scheduled, next review {due}; "
                     "your answer is saved as practice and leaves its schedule unchanged.</p>"
@@ -142,12 +143,13 @@ class QuizWidget(QuestionPanel):
             self._reached = True
             store.enroll(self.lesson, at)
             card = store.card(question.id)
-            if card is not None and card.due > at:
+            due_on = None if card is None else due_from(card.due, card.last_review, self.tz)
+            if due_on is not None and due_on > at:
                 store.record_cram(question.id, rating, at, duration)
                 self.practice.append(question.id)
                 return (
                     f"Saved as practice ({NAMES[rating]}): this question is already scheduled, next review "
-                    f"{when(card.due, at, self.tz)}; practice leaves its schedule unchanged."
+                    f"{when(due_on, at, self.tz)}; practice leaves its schedule unchanged."
                 )
             review = store.record(question.id, rating, at, duration)
         return f"Saved: {NAMES[rating]}. It comes back in {format_interval(review.due - at)}."
@@ -168,7 +170,8 @@ class QuizWidget(QuestionPanel):
             if self.source.exists():
                 with self.source.lease(create=False) as store:
                     ids = {q.id for q in self.questions}
-                    dues = [card.due for item_id, card in store.cards().items() if item_id in ids]
+                    cards = [card for item_id, card in store.cards().items() if item_id in ids]
+                    dues = [due_from(card.due, card.last_review, self.tz) for card in cards]
                 if dues:
                     first = html.escape(when(min(dues), at, self.tz))
                     lines.append(f"<p>Next review of this lesson: {first}, in the review notebook.</p>")

@@ -7,10 +7,11 @@ import re
 from collections.abc import Mapping
 from datetime import datetime, timedelta, tzinfo
 
+from course.outlook import due_day
 from course.presenting import Verdict
 from course.ratings import MEANINGS, NAMES
 from course.widgets._render import to_html
-from scheduler import Rating, StoreError, format_interval
+from scheduler import Rating, StoreError, day_start, format_interval
 
 __all__ = [
     "RECALL_HINT",
@@ -55,9 +56,14 @@ def rating_tooltip(rating: Rating, intervals: Mapping[Rating, timedelta] | None)
 
 
 def when(due: datetime, now: datetime, tz: tzinfo) -> str:
-    """``in 10m (2025-01-06 09:10)``, or ``now`` when `due` is not in the future."""
+    """``in 10m (2025-01-06 09:10)`` on the learner's day of `now`; ``tomorrow (2025-01-07)`` or ``in 3 days
+    (2025-01-09)`` on a later one (a question is due on a day, from its 4 am rollover); ``now`` when `due` is
+    not in the future."""
     if due <= now:
         return "now"
+    day = due_day(due, now, tz)
+    if day is not None:
+        return f"{day} ({day_start(due, tz).astimezone(tz).strftime('%Y-%m-%d')})"
     return f"in {format_interval(due - now)} ({due.astimezone(tz).strftime('%Y-%m-%d %H:%M')})"
 
 
