@@ -12,7 +12,7 @@ as the tests do; about a minute). It starts a throw-away cluster on a unix socke
    time to save one answer (p50, p99; target p99 <= 50 ms) and checks that all 6,000 answers are kept, each
    learner's log numbered 1 to 20.
 2. **Class report.** The same learners answer 80 more questions each (100 per learner, 30,000 answers), then
-   the instructor reads the class (`scheduler.postgres.class_records`) and `course.class_report` reports on
+   the instructor reads the class (`scheduler.postgres.class_records`) and `course.classroom` reports on
    it; it reports the time for both (target <= 1 s).
 3. **Live review.** The instructor asks 3 questions of a live session (`scheduler.postgres.LiveRoom`);
    every learner's widget looks at the session once a second, as `course.widgets.live` does, and answers each
@@ -41,7 +41,7 @@ import psycopg  # noqa: E402
 from postgres_server import PostgresServer, find_binaries, learner_password  # noqa: E402
 
 from course.bank import load_bank  # noqa: E402
-from course.class_report import class_report  # noqa: E402
+from course.classroom import class_report  # noqa: E402
 from scheduler import Rating  # noqa: E402
 from scheduler.postgres import (  # noqa: E402
     LiveRoom,

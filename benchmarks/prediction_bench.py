@@ -65,7 +65,7 @@ def read_log(path: Path) -> list[LogEntry]:
                 )
                 for row in csv.DictReader(file)
             ]
-    from course.progress_file import read_progress
+    from course.progress import read_progress
 
     return read_progress(path, datetime.now(timezone.utc)).reviews
 

@@ -1,6 +1,6 @@
-"""``python -m course``: see `course.cli`."""
+"""``python -m course``: see `course.terminal.cli`."""
 
-from course.cli import main
+from course.terminal.cli import main
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -1,7 +1,7 @@
 """What the stores (SQLite and PostgreSQL) and fsrs can hold: the times, durations and ids they take.
 
 Both stores check every write against these bounds before anything is written (`scheduler._rows`), and an
-importer can check a whole file against them first (``course.progress_file`` does).
+importer can check a whole file against them first (``course.progress`` does).
 
 - **Times** run from `EARLIEST_TIME` (1970) to just before `LATEST_TIME` (the year 9000), UTC: a due date
   up to `MAX_INTERVAL_DAYS` (a century, fsrs's own maximum and the longest interval `Memory` accepts) after

@@ -8,17 +8,17 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from datetime import datetime
+from itertools import groupby
+from operator import itemgetter
 from typing import Any
 
 from scheduler._bounds import EARLIEST_TIME, LATEST_TIME, MAX_DURATION_MS, id_problem, time_range_text
 from scheduler._errors import StoreCorruptError
 from scheduler._memory import Memory
-from scheduler._merging import Key
 from scheduler._records import (
     CardState,
-    LogEntry,
     Rating,
     Review,
     Settings,
@@ -37,13 +37,14 @@ __all__ = [
     "STATES",
     "STATE_CODES",
     "card_from_row",
+    "card_row",
     "check_answer",
     "check_id",
     "check_settings",
     "check_time",
-    "entry_key",
     "memory_for",
     "read_settings",
+    "replayed_cards",
     "review_from_row",
     "settings_change",
     "settings_from_rows",
@@ -74,6 +75,30 @@ def card_from_row(row: Sequence[Any]) -> CardState:
         reps=reps,
         lapses=lapses,
     )
+
+
+def card_row(card: CardState, log_id: int) -> tuple[object, ...]:
+    """The row of CARD_COLUMNS, then ``log_id`` (the log row it covers), that keeps ``card``."""
+    return (
+        card.item_id,
+        CARD_STATE_CODES[card.state],
+        card.step,
+        card.stability,
+        card.difficulty,
+        to_ms(card.due),
+        None if card.last_review is None else to_ms(card.last_review),
+        card.reps,
+        card.lapses,
+        log_id,
+    )
+
+
+def replayed_cards(memory: Memory, rows: Sequence[Sequence[Any]]) -> Iterator[tuple[CardState, int]]:
+    """Every item's card replayed with ``memory`` from the log ``rows`` (a row's id, then REVIEW_COLUMNS; an
+    item's rows next to each other, in log order), with the id of the item's last row."""
+    for item_id, group in groupby(rows, key=itemgetter(1)):
+        item_rows = list(group)
+        yield memory.replay(item_id, [review_from_row(row[1:]) for row in item_rows]), item_rows[-1][0]
 
 
 def review_from_row(row: Sequence[Any]) -> Review:
@@ -119,12 +144,6 @@ def check_answer(
     if duration_ms is not None and duration_ms > MAX_DURATION_MS:
         raise ValueError(f"duration_ms must be at most {MAX_DURATION_MS}, got {duration_ms!r}")
     return check_rating(rating), from_ms(to_ms(check_time(at, "at")))
-
-
-def entry_key(entry: LogEntry) -> Key:
-    """A merged answer as the merge plan compares it: item, rating, time in ms, duration."""
-    rating, at = check_answer(entry.item_id, entry.rating, entry.reviewed_at, entry.duration_ms)
-    return (entry.item_id, int(rating), to_ms(at), entry.duration_ms)
 
 
 def check_settings(settings: Settings) -> Settings:

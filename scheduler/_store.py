@@ -17,12 +17,13 @@ from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 from scheduler._bulk import paused_gc
 from scheduler._errors import StoreAccessError, StoreCorruptError, StoreNotFoundError
 from scheduler._failures import from_os_error, no_room, translate
 from scheduler._memory import Memory
-from scheduler._merging import Key, plan
+from scheduler._merging import Tail, incoming, merge_plan
 from scheduler._opening import MISSING, enable_wal, inspect, migrate
 from scheduler._records import (
     Answer,
@@ -44,11 +45,12 @@ from scheduler._rows import (
     STATE_CODES,
     STATES,
     card_from_row,
+    card_row,
     check_answer,
     check_id,
     check_time,
-    entry_key,
     read_settings,
+    replayed_cards,
     review_from_row,
     settings_change,
     stored_memory,
@@ -57,32 +59,29 @@ from scheduler._time import from_ms, require_aware, to_ms
 
 __all__ = ["Store"]
 
+_PUT_CARD = f"INSERT OR REPLACE INTO cards ({CARD_COLUMNS}, log_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)  # as in _time.from_ms
 _ONE_MS = timedelta(milliseconds=1)
 
 
-def _merge_cram(connection: sqlite3.Connection, incoming: list[Key]) -> tuple[int, int]:
-    """Practice answers not present yet go into the cram log in time order; (added, skipped)."""
-    rows = connection.execute(
-        "SELECT id, item_id, rating, reviewed_at, duration_ms FROM cram_log ORDER BY id"
-    ).fetchall()
-    merge = plan([(row[0], (row[1], row[2], row[3], row[4])) for row in rows], incoming)
-    if merge.added and merge.start < len(rows):
-        connection.execute("DELETE FROM cram_log WHERE id >= ?", (rows[merge.start][0],))
+_REVIEW_VALUES = ("item_id", "rating", "reviewed_at", "duration_ms", "due", "state_before")
+_PRACTICE_VALUES = ("item_id", "rating", "reviewed_at", "duration_ms")
+
+
+def _rewrite(
+    connection: sqlite3.Connection,
+    table: str,
+    columns: tuple[str, ...],
+    rows: Sequence[tuple[Any, ...]],
+    tail: Tail[Any],
+) -> None:
+    """A log (``rows``: id first, in log order) rewritten from the ``tail``'s start: its rows from there
+    deleted and the tail's inserted in their place."""
+    if tail.start < len(rows):
+        connection.execute(f"DELETE FROM {table} WHERE id >= ?", (rows[tail.start][0],))
     connection.executemany(
-        "INSERT INTO cram_log (item_id, rating, reviewed_at, duration_ms) VALUES (?, ?, ?, ?)",
-        [key for _, key in merge.merged[merge.start :]],
+        f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})", tail.rows
     )
-    return merge.added, merge.skipped
-
-
-def _merge_decks(connection: sqlite3.Connection, dates: Mapping[str, int]) -> int:
-    """Enroll the decks not enrolled yet; an enrolled one takes the earlier date. How many were new."""
-    known = dict(connection.execute("SELECT deck, enrolled_at FROM decks").fetchall())
-    for deck, at in dates.items():
-        if deck not in known or at < known[deck]:
-            connection.execute("INSERT OR REPLACE INTO decks (deck, enrolled_at) VALUES (?, ?)", (deck, at))
-    return sum(deck not in known for deck in dates)
 
 
 class _DueTimes(Mapping[str, datetime]):
@@ -331,7 +330,7 @@ class Store:
                     STATE_CODES[State.NEW] if before is None else CARD_STATE_CODES[before.state],
                 ),
             ).lastrowid
-            self._put(connection, after, due, log_id)  # type: ignore[arg-type]
+            connection.execute(_PUT_CARD, card_row(after, log_id))  # type: ignore[arg-type]
         return Review(item_id, rating, at, duration_ms, from_ms(due))
 
     def _current(self, connection: sqlite3.Connection, item_id: str) -> CardState | None:
@@ -350,24 +349,6 @@ class Store:
             f"SELECT {REVIEW_COLUMNS} FROM review_log WHERE item_id = ? ORDER BY id", (item_id,)
         ).fetchall()
         return self.memory.replay(item_id, [review_from_row(row) for row in rows])
-
-    @staticmethod
-    def _put(connection: sqlite3.Connection, card: CardState, due: int, log_id: int) -> None:
-        connection.execute(
-            f"INSERT OR REPLACE INTO cards ({CARD_COLUMNS}, log_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                card.item_id,
-                CARD_STATE_CODES[card.state],
-                card.step,
-                card.stability,
-                card.difficulty,
-                due,
-                None if card.last_review is None else to_ms(card.last_review),
-                card.reps,
-                card.lapses,
-                log_id,
-            ),
-        )
 
     def record_cram(self, item_id: str, rating: Rating, at: datetime, duration_ms: int | None = None) -> None:
         """Log a practice answer in its own table; the schedule is never changed by it."""
@@ -390,64 +371,32 @@ class Store:
     ) -> Merged:
         """Merge another log into this one, in one transaction: the answers and practice answers not present
         yet (same item, rating, time and duration) and the decks. Nothing present is lost or reordered:
-        each new answer goes after every row answered at or before it (see ``scheduler._merging``), and the
-        due dates of an item's rows from its first new answer on are recomputed, then every card is rebuilt,
-        so the schedule is what answering everything in that order gives. A deck keeps its earliest date.
-        The only write that inserts into the log rather than appending to it. Every entry and deck is checked
-        (a ValueError: nothing written) before the file is touched, so a missing one is never created for a
-        merge refused."""
-        fresh_answers = [entry_key(entry) for entry in answers]
-        fresh_practice = [entry_key(entry) for entry in practice]
-        dates = {check_id(deck, "deck"): to_ms(check_time(at, "at")) for deck, at in decks.items()}
+        each new answer goes after every row answered at or before it, and the due dates of an item's rows
+        from its first new answer on are recomputed, then every card is rebuilt, so the schedule is what
+        answering everything in that order gives (``scheduler._merging.merge_plan``, as the classroom store
+        merges). A deck keeps its earliest date. The only write that inserts into the log rather than
+        appending to it. Every entry and deck is checked (a ValueError: nothing written) before the file is
+        touched, so a missing one is never created for a merge refused."""
+        given = incoming(answers, practice, decks)
         with self._write() as connection:
-            added, skipped = self._merge_reviews(connection, fresh_answers)
-            added_practice, skipped_practice = _merge_cram(connection, fresh_practice)
-            added_decks = _merge_decks(connection, dates)
-        return Merged(added, added_practice, added_decks, skipped + skipped_practice)
-
-    def _merge_reviews(self, connection: sqlite3.Connection, incoming: list[Key]) -> tuple[int, int]:
-        rows = connection.execute(
-            "SELECT id, item_id, rating, reviewed_at, duration_ms, due, state_before "
-            "FROM review_log ORDER BY id"
-        ).fetchall()
-        merge = plan([(row[0], (row[1], row[2], row[3], row[4])) for row in rows], incoming)
-        if not merge.added:
-            return 0, merge.skipped
-        merged, start = merge.merged, merge.start
-        kept = {row[0]: row for row in rows}
-        touched = {key[0] for row_id, key in merged[start:] if row_id is None}
-        history: dict[str, list[Review]] = {item_id: [] for item_id in touched}
-        for row in rows[:start]:
-            if row[1] in touched:
-                history[row[1]].append(review_from_row(row[1:6]))
-        if start < len(rows):
-            connection.execute("DELETE FROM review_log WHERE id >= ?", (rows[start][0],))
-        recompute: set[str] = set()
-        for row_id, key in merged[start:]:
-            item_id = key[0]
-            if row_id is None:
-                recompute.add(item_id)
-            if row_id is None or item_id in recompute:
-                due, before = self._redo(history[item_id], key)
-            else:
-                due, before = kept[row_id][5], kept[row_id][6]
-            if item_id in history:
-                history[item_id].append(review_from_row((*key[:4], due)))
-            connection.execute(
-                "INSERT INTO review_log (item_id, rating, reviewed_at, duration_ms, due, state_before) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                (*key, due, before),
+            reviews = connection.execute(
+                "SELECT id, item_id, rating, reviewed_at, duration_ms, due, state_before "
+                "FROM review_log ORDER BY id"
+            ).fetchall()
+            practiced = connection.execute(
+                "SELECT id, item_id, rating, reviewed_at, duration_ms FROM cram_log ORDER BY id"
+            ).fetchall()
+            enrolled = dict(connection.execute("SELECT deck, enrolled_at FROM decks").fetchall())
+            merge = merge_plan(self.memory, given, reviews, practiced, enrolled)
+            if merge.reviews is not None:
+                _rewrite(connection, "review_log", _REVIEW_VALUES, reviews, merge.reviews)
+                self._rebuild(connection)
+            if merge.practice is not None:
+                _rewrite(connection, "cram_log", _PRACTICE_VALUES, practiced, merge.practice)
+            connection.executemany(
+                "INSERT OR REPLACE INTO decks (deck, enrolled_at) VALUES (?, ?)", merge.decks.items()
             )
-        self._rebuild(connection)
-        return merge.added, merge.skipped
-
-    def _redo(self, history: list[Review], key: Key) -> tuple[int, int]:
-        """The due time and the state code before, of answer `key` given after `history` (its item's rows)."""
-        item_id, rating, at, _ = key
-        before = self.memory.replay(item_id, history) if history else None
-        after = self.memory.review(before, item_id, Rating(rating), from_ms(at))
-        state = STATE_CODES[State.NEW] if before is None else CARD_STATE_CODES[before.state]
-        return to_ms(after.due), state
+        return merge.merged
 
     def settings(self) -> Settings:
         """The learner's scheduling settings (``Settings()`` for a file without any, or no file yet).
@@ -520,15 +469,9 @@ class Store:
         rows = connection.execute(
             f"SELECT id, {REVIEW_COLUMNS} FROM review_log ORDER BY item_id, id"
         ).fetchall()
-        start = 0
-        while start < len(rows):
-            end = start
-            item_id = rows[start][1]
-            while end < len(rows) and rows[end][1] == item_id:
-                end += 1
-            card = self.memory.replay(item_id, [review_from_row(row[1:]) for row in rows[start:end]])
-            self._put(connection, card, to_ms(card.due), rows[end - 1][0])
-            start = end
+        connection.executemany(
+            _PUT_CARD, [card_row(card, log_id) for card, log_id in replayed_cards(self.memory, rows)]
+        )
 
     # Narrow queries for serving and statistics (see Storage).
 

@@ -1,4 +1,4 @@
-"""Read an instructor cell's solution regions, for the workbook tests (independent of `course.workbook`)."""
+"""Read an instructor cell's solution regions, for the workbook tests (independent of `course.publishing`)."""
 
 from __future__ import annotations
 

@@ -15,9 +15,10 @@ from typing import Any
 import genanki  # type: ignore[import-untyped]
 import pytest
 
-from course import cli
-from course.anki import DECK_ID, DECK_NAME, MODEL_ID, MODEL_NAME, anki_math, note_fields, write_package
 from course.bank import Bank, Question
+from course.publishing import write_package
+from course.publishing._anki import DECK_ID, DECK_NAME, MODEL_ID, MODEL_NAME, anki_math, note_fields
+from course.terminal import cli
 
 NOW = "2025-03-03T10:00:00+00:00"
 

@@ -14,11 +14,12 @@ from pathlib import Path
 import pytest
 from bank_samples import RECALL
 
-from course import _toml
-from course.bank import Bank, BankError, Option, Question, _without_code, load_bank
-from course.cli import main
+from course.bank import Bank, BankError, Question, _toml, load_bank
+from course.bank._bank import Option
+from course.bank._checks import without_code as _without_code
+from course.bank._lint import sentence_count
 from course.lessons import LESSONS, QUIZ_LESSONS, lesson_id, lesson_title
-from course.lint import sentence_count
+from course.terminal.cli import main
 
 CHOICE_OPTIONS = """options = [
   { text = "yes", correct = true, why = "W1" },

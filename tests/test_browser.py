@@ -1,8 +1,8 @@
 """End to end in a real browser: JupyterLab + headless Chromium, the learner's first day by clicking.
 
 JupyterLab starts as the README's start command starts it: at the top of the course, on the learner's
-workbook (written by `course.workbook`). The welcome is opened with no output under any cell; it runs from top
-to bottom, its exercises saying "not written yet". The welcome quiz's first question is answered; after a
+workbook (written by `course.publishing`). The welcome is opened with no output under any cell; it runs from
+top to bottom, its exercises saying "not written yet". The welcome quiz's first question is answered; after a
 restart (no kernel left), the workbook's review.ipynb must serve the lesson's other questions, not that one,
 and save the answer to the next one. A second test answers a numeric, three choice and a recall question of
 the welcome quiz with the keyboard alone, runs axe-core on the course's outputs and widgets, and checks that
@@ -33,12 +33,12 @@ from browser import notebook as nb
 from browser.lab import JupyterLab
 
 from course import Question, load_bank
-from course.class_session import SessionLog
+from course.bank import plain_text
+from course.classroom import ClassReviewLog
 from course.explorers import AVERAGE
 from course.lessons import LESSONS
+from course.publishing import write_workbook
 from course.widgets._chrome import STALE_TEXT
-from course.widgets._render import plain_text
-from course.workbook import write_workbook
 from scheduler import Rating, Store
 
 REPO = Path(__file__).resolve().parents[1]
@@ -718,7 +718,7 @@ def test_the_class_review_on_the_projector_by_keyboard_in_the_browser(tmp_path: 
         keep_screenshot(page, "summary", show=room)
         no_violations(page, ".course-class-review")
     assert not db.exists(), "a class review never touches a learner's progress"
-    with SessionLog.open(sessions, create=False) as log:
+    with ClassReviewLog.open(sessions, create=False) as log:
         (session,) = log.sessions()
     assert [(t.question_id, t.right) for t in session.tallies] == [
         (first.id, 18),

@@ -11,7 +11,7 @@ import pytest
 from fixed_clock import T0, UTC
 from store_helpers import AGAIN, GOOD, exact_store
 
-from course.calibration import calibration_report
+from course.progress import calibration_report
 from scheduler import (
     FsrsPredictor,
     Item,

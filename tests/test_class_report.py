@@ -1,4 +1,4 @@
-"""The class report (`course.class_report`) on hand-written answers of three learners: exact counts, rates,
+"""The class report (`course.classroom`) on hand-written answers of three learners: exact counts, rates,
 due load, pooled retention, sections to revisit, and the text."""
 
 from __future__ import annotations
@@ -8,7 +8,8 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from course.bank import load_bank
-from course.class_report import ClassReport, LessonRow, QuestionRow, class_report, report_lines
+from course.classroom import ClassReport, class_report, class_report_lines
+from course.classroom._report import LessonRow, QuestionRow
 from scheduler import Answer, Rating, State
 
 UTC = timezone.utc
@@ -68,7 +69,7 @@ def test_due_load_retention_and_what_to_revisit(report: ClassReport) -> None:
 
 def test_the_report_as_text() -> None:
     report = class_report(ANSWERS, DUE, load_bank(), AT, UTC)
-    assert report_lines(report, limit=2) == [
+    assert class_report_lines(report, limit=2) == [
         "Class report: 3 learners; true retention 66.7%.",
         "Due in the next 7 days (today first, overdue included): 2 0 1 0 0 0 1.",
         "Lessons, most missed first:",
@@ -86,4 +87,4 @@ def test_the_report_as_text() -> None:
 def test_an_empty_class() -> None:
     report = class_report({"dee": []}, {}, load_bank(), AT, UTC)
     assert (report.learners, report.questions, report.retention, report.due) == (0, (), None, (0,) * 7)
-    assert report_lines(report) == ["No learner has answered a question yet."]
+    assert class_report_lines(report) == ["No learner has answered a question yet."]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from course.cli import main
+from course.terminal.cli import main
 from scheduler import Rating, Store
 
 NOW = "2026-03-02T12:00:00+00:00"

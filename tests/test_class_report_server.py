@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from postgres_server import PostgresServer, learner_password
 
-from course.cli import main
+from course.terminal.cli import main
 from scheduler import Rating, postgres
 
 NOW = "2026-03-02T12:00:00+00:00"

@@ -9,7 +9,8 @@ import pytest
 from fixed_clock import T0, Clock
 
 from course.bank import load_bank
-from course.class_session import SessionLog, Tally, section_link
+from course.classroom import ClassReviewLog, section_link
+from course.classroom._class_review import Tally
 from course.widgets import ClassReviewWidget, class_review
 
 BANK = load_bank()
@@ -101,7 +102,7 @@ def test_counts_are_saved_at_once_apart_from_any_schedule_and_a_recount_replaces
     assert shown.count.value == 18
     clock.advance(minutes=1)
     shown.count.value = 20
-    with SessionLog.open(path, create=False) as log:
+    with ClassReviewLog.open(path, create=False) as log:
         (session,) = log.sessions()
     assert (session.room, session.lessons, session.started) == (24, ("01", "02"), T0)
     assert session.tallies == (

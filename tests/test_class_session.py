@@ -1,4 +1,4 @@
-"""course.class_session: the class-session file, and a session's report (ranking, sections to revisit)."""
+"""course.classroom: the class-session file, and a session's report (ranking, sections to revisit)."""
 
 from __future__ import annotations
 
@@ -10,18 +10,16 @@ import pytest
 from fixed_clock import T0
 
 from course.bank import load_bank
-from course.class_session import (
-    ENV_VAR,
-    FILE_NAME,
-    SessionLog,
-    SessionLogError,
-    Tally,
+from course.classroom import (
+    ClassReviewLog,
+    ClassReviewLogError,
+    class_review_lines,
+    class_reviews_path,
     ranked,
-    report_lines,
     section_link,
-    sessions_path,
     to_revisit,
 )
+from course.classroom._class_review import ENV_VAR, FILE_NAME, Tally
 from course.progress import default_path
 
 BANK = load_bank()
@@ -30,16 +28,16 @@ Q1, Q2, Q3 = BANK.questions("02")[:3]
 
 @pytest.fixture
 def log(tmp_path: Path):
-    with SessionLog.open(tmp_path / FILE_NAME) as opened:
+    with ClassReviewLog.open(tmp_path / FILE_NAME) as opened:
         yield opened
 
 
 def test_the_path_is_the_option_then_the_environment_then_beside_the_progress_file(monkeypatch, tmp_path):
     monkeypatch.delenv(ENV_VAR, raising=False)
-    assert sessions_path() == default_path().parent / "class-sessions.sqlite3"
+    assert class_reviews_path() == default_path().parent / "class-sessions.sqlite3"
     monkeypatch.setenv(ENV_VAR, str(tmp_path / "env.sqlite3"))
-    assert sessions_path() == tmp_path / "env.sqlite3"
-    assert sessions_path(tmp_path / "cli.sqlite3") == tmp_path / "cli.sqlite3"
+    assert class_reviews_path() == tmp_path / "env.sqlite3"
+    assert class_reviews_path(tmp_path / "cli.sqlite3") == tmp_path / "cli.sqlite3"
 
 
 def test_a_session_keeps_its_counts_in_the_order_asked_and_a_new_count_replaces_the_old(log):
@@ -81,51 +79,53 @@ def test_a_file_that_is_not_a_class_session_file_is_reported_and_left_as_it_is(t
     corrupt = tmp_path / "corrupt.sqlite3"
     corrupt.write_bytes(b"this is not a database" * 100)
     with pytest.raises(
-        SessionLogError, match=r"corrupt.sqlite3: is not a class-session file \(file is not a"
+        ClassReviewLogError, match=r"corrupt.sqlite3: is not a class-session file \(file is not a"
     ):
-        SessionLog.open(corrupt)
+        ClassReviewLog.open(corrupt)
     assert corrupt.read_bytes() == b"this is not a database" * 100
     other = tmp_path / "other.sqlite3"
     with sqlite3.connect(other) as db:
         db.execute("CREATE TABLE review (id INTEGER)")
-    with pytest.raises(SessionLogError, match=r"other.sqlite3: is not a class-session file \(other tables\)"):
-        SessionLog.open(other)
+    with pytest.raises(
+        ClassReviewLogError, match=r"other.sqlite3: is not a class-session file \(other tables\)"
+    ):
+        ClassReviewLog.open(other)
     newer = tmp_path / "newer.sqlite3"
     with sqlite3.connect(newer) as db:
         db.execute("PRAGMA user_version = 2")
     with pytest.raises(
-        SessionLogError,
+        ClassReviewLogError,
         match=r"newer.sqlite3: was written by a newer course \(format 2; this course reads 1\): upgrade$",
     ):
-        SessionLog.open(newer)
+        ClassReviewLog.open(newer)
     with pytest.raises(
-        SessionLogError, match=r"missing.sqlite3: no class session has been recorded here yet$"
+        ClassReviewLogError, match=r"missing.sqlite3: no class session has been recorded here yet$"
     ):
-        SessionLog.open(tmp_path / "missing.sqlite3", create=False)
+        ClassReviewLog.open(tmp_path / "missing.sqlite3", create=False)
     assert not (tmp_path / "missing.sqlite3").exists()
 
 
 def test_a_locked_file_is_reported_not_overwritten(tmp_path):
     path = tmp_path / FILE_NAME
-    with SessionLog.open(path) as log:
+    with ClassReviewLog.open(path) as log:
         session = log.start(["01"], 5, T0)
-    log = SessionLog.open(path, timeout=0.05)  # do not wait the default 5 s in a test
+    log = ClassReviewLog.open(path, timeout=0.05)  # do not wait the default 5 s in a test
     blocker = sqlite3.connect(path, isolation_level=None)
     try:
         blocker.execute("BEGIN IMMEDIATE")  # another program is writing: reading works, writing waits
-        with pytest.raises(SessionLogError, match=r"cannot be written \(database is locked\)$"):
+        with pytest.raises(ClassReviewLogError, match=r"cannot be written \(database is locked\)$"):
             log.record(session, Q1.id, 3, T0)
         blocker.execute("ROLLBACK")
         blocker.execute("BEGIN EXCLUSIVE")  # ... and now nothing can be read either
-        with pytest.raises(SessionLogError, match=r"cannot be read \(database is locked\)$"):
+        with pytest.raises(ClassReviewLogError, match=r"cannot be read \(database is locked\)$"):
             log.record(session, Q1.id, 3, T0)
-        with pytest.raises(SessionLogError, match=r"cannot be read \(database is locked\)$"):
-            SessionLog.open(path, timeout=0.05)
+        with pytest.raises(ClassReviewLogError, match=r"cannot be read \(database is locked\)$"):
+            ClassReviewLog.open(path, timeout=0.05)
     finally:
         blocker.execute("ROLLBACK")
         blocker.close()
         log.close()
-    with SessionLog.open(path) as log:
+    with ClassReviewLog.open(path) as log:
         assert log.sessions()[0].tallies == ()
 
 
@@ -153,7 +153,7 @@ def test_the_report_says_what_was_missed_and_where_to_look(log):
     session = log.start(["02"], 20, T0)
     log.record(session, Q1.id, 15, T0)
     log.record(session, Q2.id, 5, T0)
-    assert report_lines(log.sessions()[0], BANK) == [
+    assert class_review_lines(log.sessions()[0], BANK) == [
         f"Class review {session}, 2025-03-10 09:00 UTC: room of 20, lessons 02.",
         "2 questions counted, most missed first:",
         f"   75% missed (5 of 20 right)  {Q2.id}  (lesson 02, {Q2.section})",
@@ -165,12 +165,12 @@ def test_the_report_says_what_was_missed_and_where_to_look(log):
 
 def test_the_report_of_a_session_without_counts_or_misses(log):
     empty = log.start(["01"], 3, T0)
-    assert report_lines(log.sessions()[0], BANK) == [
+    assert class_review_lines(log.sessions()[0], BANK) == [
         f"Class review {empty}, 2025-03-10 09:00 UTC: room of 3, lessons 01.",
         "No question was counted.",
     ]
     good = log.start(["02"], 4, T0)
     log.record(good, Q1.id, 4, T0)
-    assert report_lines(log.sessions()[1], BANK)[-1] == (
+    assert class_review_lines(log.sessions()[1], BANK)[-1] == (
         "Nothing to revisit: every question was answered right by more than 50%."
     )

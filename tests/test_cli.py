@@ -19,9 +19,8 @@ from pathlib import Path
 import pytest
 from store_helpers import disk_with, full, pin_steps, steps_memory
 
-from course import cli
-from course.bank import load_bank
-from course.lint import figures, lint
+from course.bank import figures, lint, load_bank
+from course.terminal import cli
 from scheduler import Memory, Rating, Store
 from scheduler._failures import ROOM_FOR_A_WRITE
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from store_helpers import fitting_log, opened_read_only, read_only
 
-from course.cli import main
-from course.outlook import progress_report
+from course.progress import progress_report
 from course.terminal import scheduling as commands
+from course.terminal.cli import main
 from scheduler import Memory, Rating, Settings, Store, fit_parameters, format_interval
 from scheduler._memory import DEFAULT_PARAMETERS
 

@@ -13,7 +13,7 @@ import pytest
 from fixed_clock import T0, UTC, utc
 from store_helpers import GOOD, exact_store, steps_store
 
-from course.outlook import due_day, due_in, outlook
+from course.progress import due_day, due_in, outlook
 from scheduler import Item, Limits, Session, Store, due_from, due_queue, forecast, stats
 
 NEW_YORK = ZoneInfo("America/New_York")

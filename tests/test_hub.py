@@ -30,8 +30,7 @@ from postgres_server import PostgresServer, learner_password
 from test_browser import answer_right, keep_screenshot, no_violations, require_browser, right_option_name
 
 from course import Question, load_bank
-from course.class_report import class_report
-from course.live import live_questions
+from course.classroom import class_report, live_questions
 from scheduler import Rating, State, postgres
 
 LEARNERS = ("ana", "ben", "chloe")

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from bank_samples import RECALL
 
-from course import bank
-from course.bank import Question, load_bank
-from course.kinds import KINDS, SPECS, Kind, KindSpec
+from course.bank import Kind, Question, load_bank
+from course.bank import _bank as bank
+from course.bank._kinds import KINDS, SPECS, KindSpec
 from course.terminal.asking import ASKERS
 from course.widgets._panel import CONTROLS
 

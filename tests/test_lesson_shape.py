@@ -12,7 +12,7 @@ import pytest
 
 from course.bank import load_bank
 from course.lessons import LESSONS, QUIZ_LESSONS
-from course.study_time import Estimate, estimate, stated_minutes
+from course.publishing._study_time import Estimate, estimate, stated_minutes
 from scheduler import Memory, Rating
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"

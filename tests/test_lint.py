@@ -8,18 +8,17 @@ from pathlib import Path
 
 import pytest
 
-from course import cli
-from course.bank import Bank, Question, load_bank
-from course.lint import (
+from course.bank import Bank, Question, lint, load_bank
+from course.bank._lint import (
     LintWarning,
     length_bias,
-    lint,
     normalise,
     rendered_length,
     right_option_is_longest,
     sentence_count,
     word_count,
 )
+from course.terminal import cli
 
 
 def recall(qid: str, answer: str) -> str:

@@ -209,7 +209,7 @@ def test_live_answers_change_no_schedule(klass: Class) -> None:
 
 
 def test_an_older_schema_is_refused(postgres_server: PostgresServer) -> None:
-    from scheduler._postgres_schema import MIGRATIONS
+    from scheduler.postgres._schema import MIGRATIONS
 
     name = postgres_server.create_database()
     admin = postgres_server.admin_url(name)
@@ -234,7 +234,7 @@ def test_the_lock_timeout_is_no_session_state(klass: Class) -> None:
 def test_the_connect_timeout_is_the_urls_or_the_environments_else_ten_seconds() -> None:
     """It is also each call's deadline (and ``tcp_user_timeout``); every connection is autocommit, prepares
     no statement (PgBouncer in transaction mode) and has TCP keepalives, unless the URL sets its own."""
-    from scheduler._postgres_connection import connect_options, timeout_of
+    from scheduler.postgres._connection import connect_options, timeout_of
 
     url = "postgresql://ana@db.example/course"
     base = {"autocommit": True, "prepare_threshold": None}

@@ -14,8 +14,7 @@ import pytest
 from postgres_server import PostgresServer, learner_password, require_postgres
 
 from course import load_bank
-from course.class_session import section_link
-from course.live import live_questions
+from course.classroom import live_questions, section_link
 from course.widgets import (
     NO_CLASS_DB,
     ClassReportWidget,
@@ -333,7 +332,8 @@ def test_the_projector_counts_only_answers_the_question_can_have(urls: dict[str,
 
 
 def test_a_numeric_live_answer_is_recorded_as_its_number_written_one_way() -> None:
-    from course.live import numeric_answer, valid_answer
+    from course.classroom import numeric_answer
+    from course.classroom._live import valid_answer
 
     question = next(q for q in BANK.questions("01") if q.kind == "numeric" and q.unit == "bits")
     assert [numeric_answer(question, typed) for typed in ("3", "3 bits", "3.0", "6/2", "3e0", "−3")] == [

@@ -12,8 +12,8 @@ import pytest
 from fixed_clock import T0
 from store_helpers import child_env
 
-from course.outbox import (
-    Kept,
+from course.progress import Kept, sent_note, waiting_note
+from course.progress._outbox import (
     Outbox,
     OutboxError,
     OutboxOwnerError,
@@ -21,8 +21,6 @@ from course.outbox import (
     kept_note,
     legacy_path,
     outbox_path,
-    sent_note,
-    waiting_note,
 )
 from scheduler import LogEntry, Rating, Store, StoreUnavailableError
 
@@ -167,7 +165,8 @@ def test_a_crash_between_merge_and_rewrite_only_sends_again_which_adds_nothing(
 _WRITER = """
 import sys
 from datetime import datetime, timedelta, timezone
-from course.outbox import Kept, Outbox
+from course.progress import Kept
+from course.progress._outbox import Outbox
 from scheduler import LogEntry, Rating
 
 outbox, worker = Outbox(sys.argv[1]), int(sys.argv[2])

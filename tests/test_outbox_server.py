@@ -23,8 +23,9 @@ from pgbouncer_server import PgBouncer
 from postgres_server import PostgresServer, free_port, learner_password
 from tcp_proxy import TcpProxy
 
-from course.cli import main
-from course.outbox import Kept, Outbox, OutboxOwnerError, Owner, legacy_path, outbox_path
+from course.progress import Kept
+from course.progress._outbox import Outbox, OutboxOwnerError, Owner, legacy_path, outbox_path
+from course.terminal.cli import main
 from scheduler import LogEntry, Rating
 
 postgres = pytest.importorskip("scheduler.postgres")

@@ -1,4 +1,4 @@
-"""The learner-facing progress text (`course.outlook`): what comes next, and the stats summary."""
+"""The learner-facing progress text (`course.progress`): what comes next, and the stats summary."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from store_helpers import steps_memory
 
-from course import outlook as text
+from course.progress import _outlook as text
 from scheduler import AnsweredToday, Item, Limits, Rating, Session, Store
 
 T = datetime(2025, 3, 3, 10, tzinfo=timezone.utc)  # a Monday

@@ -496,7 +496,7 @@ def test_a_version_3_class_database_migrates_with_every_learners_rows(
     postgres_server: PostgresServer,
 ) -> None:
     name, owner_url = owned_database(postgres_server)  # its owner migrates it: held by the policies too
-    from scheduler._postgres_schema import MIGRATIONS
+    from scheduler.postgres._schema import MIGRATIONS
 
     assert postgres.install(owner_url, migrations=MIGRATIONS[:3]) == 3
     klass = Klass(postgres_server, name)

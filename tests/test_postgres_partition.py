@@ -26,8 +26,8 @@ from store_helpers import GOOD, steps_memory
 from tcp_proxy import TcpProxy
 
 from course import load_bank
-from course.cli import main
-from course.live import live_questions
+from course.classroom import live_questions
+from course.terminal.cli import main
 from course.widgets import LiveAnswerWidget, LiveProjectorWidget
 from course.widgets._texts import html_text
 from scheduler import Rating, StoreUnavailableError

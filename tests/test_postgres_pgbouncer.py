@@ -23,7 +23,7 @@ from postgres_server import PostgresServer, learner_password
 from store_helpers import AGAIN, GOOD, assert_schedule_is_the_log_replayed, steps_memory
 
 from course import load_bank
-from course.cli import main
+from course.terminal.cli import main
 from course.widgets import LiveAnswerWidget, LiveProjectorWidget
 from course.widgets._texts import html_text
 from scheduler import LogEntry, Rating

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from postgres_server import PostgresServer
 
-from course.cli import main
+from course.terminal.cli import main
 from course.widgets import class_report_view, live, live_projector, quiz, review
 from course.widgets._texts import html_text
 

@@ -1,4 +1,4 @@
-"""Fair multiple choice: `course.presenting` with exact values, then every front end over many presentations.
+"""Fair multiple choice: `course.bank` with exact values, then every front end over many presentations.
 
 Each front end (quiz, review and cram widgets; terminal review and cram) is driven through its real API with a
 seeded `random.Random`. Over `TIMES` presentations of a 4-option question answered wrong (so that it is served
@@ -20,24 +20,26 @@ import pytest
 from fixed_clock import T0, Clock
 from store_helpers import pin_steps, steps_store
 
-from course import cli
-from course.bank import Bank, Option, Question, load_bank
-from course.presenting import (
+from course.bank import (
     LETTERS,
     NUMBERS,
     RECALL_RATINGS,
     RIGHT_RATINGS,
+    Bank,
     Presentation,
-    ShownOption,
+    Question,
     Verdict,
     answer_text,
     auto_rating,
     final_rating,
     grade_choice,
     grade_number,
-    number_text,
+    load_bank,
     present,
 )
+from course.bank._bank import Option
+from course.bank._presenting import ShownOption, number_text
+from course.terminal import cli
 from course.widgets import CramWidget, QuizWidget, ReviewWidget
 from course.widgets._panel import QuestionPanel
 from scheduler import Rating, Store

@@ -11,8 +11,8 @@ from zoneinfo import ZoneInfo
 import platformdirs
 import pytest
 
-from course import progress
 from course.bank import load_bank
+from course.progress import _location as progress
 from scheduler import Item, Store, StoreAccessError, StoreError, StoreNotFoundError
 
 

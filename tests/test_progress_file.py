@@ -14,7 +14,7 @@ import pytest
 from fixed_clock import T0
 from store_helpers import disk_with, full, opened_read_only, read_only
 
-from course import cli
+from course.terminal import cli
 from scheduler import Rating, Store
 
 AGAIN, HARD, GOOD, EASY = Rating.AGAIN, Rating.HARD, Rating.GOOD, Rating.EASY

@@ -11,8 +11,9 @@ from collections.abc import Callable
 
 import pytest
 
-from course.terminal_text import terminal_text
-from course.widgets._render import _replace_fences, to_html
+from course.bank import to_html
+from course.bank._render import _replace_fences
+from course.terminal.text import terminal_text
 
 
 def best_time(work: Callable[[], object]) -> float:

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from store_helpers import steps_memory
 
-from course import cli
 from course.bank import Bank, load_bank
-from course.outlook import Outlook, outlook
+from course.progress import Outlook, outlook
+from course.terminal import cli
 from course.widgets import ReviewWidget
 from scheduler import (
     AnsweredToday,

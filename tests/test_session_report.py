@@ -8,9 +8,9 @@ from pathlib import Path
 
 from fixed_clock import T0
 
-from course import cli
 from course.bank import load_bank
-from course.class_session import SessionLog, report_lines
+from course.classroom import ClassReviewLog, class_review_lines
+from course.terminal import cli
 
 BANK = load_bank()
 
@@ -23,7 +23,7 @@ def run(*args: str) -> tuple[int, str, str]:
 
 def two_sessions(path: Path) -> None:
     q1, q2 = BANK.questions("02")[:2]
-    with SessionLog.open(path) as log:
+    with ClassReviewLog.open(path) as log:
         first = log.start(["02"], 10, T0)
         log.record(first, q1.id, 2, T0)
         second = log.start(["02"], 12, T0 + timedelta(days=1))
@@ -33,18 +33,24 @@ def two_sessions(path: Path) -> None:
 def test_every_session_is_reported_oldest_first_and_last_keeps_the_latest(tmp_path):
     path = tmp_path / "class-sessions.sqlite3"
     two_sessions(path)
-    with SessionLog.open(path) as log:
+    with ClassReviewLog.open(path) as log:
         first, second = log.sessions()
     status, out, err = run("--sessions", str(path))
     assert (status, err) == (0, "")
-    assert out == "\n".join(report_lines(first, BANK)) + "\n\n" + "\n".join(report_lines(second, BANK)) + "\n"
+    assert (
+        out
+        == "\n".join(class_review_lines(first, BANK))
+        + "\n\n"
+        + "\n".join(class_review_lines(second, BANK))
+        + "\n"
+    )
     status, out, _ = run("--sessions", str(path), "--last", "1")
-    assert (status, out) == (0, "\n".join(report_lines(second, BANK)) + "\n")
+    assert (status, out) == (0, "\n".join(class_review_lines(second, BANK)) + "\n")
 
 
 def test_the_environment_names_the_file(tmp_path, monkeypatch):
     path = tmp_path / "env.sqlite3"
-    with SessionLog.open(path):
+    with ClassReviewLog.open(path):
         pass
     monkeypatch.setenv("COURSE_SESSIONS", str(path))
     assert run() == (0, f"No class review session in {path}.\n", "")

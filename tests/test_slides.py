@@ -11,8 +11,16 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from course.lessons import LESSONS, QUIZ_LESSONS
-from course.slides import HEADING, PREDICT, RISE_SETTINGS, main, mark_slides, slide_types, split_at_headings
-from course.workbook import workbook_notebook
+from course.publishing._slides import (
+    HEADING,
+    PREDICT,
+    RISE_SETTINGS,
+    main,
+    mark_slides,
+    slide_types,
+    split_at_headings,
+)
+from course.publishing._workbook import workbook_notebook
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 LESSON_FILES = [
@@ -145,7 +153,7 @@ def test_the_workbooks_import_cell_is_skipped_without_its_test_marker():
 def test_every_lesson_is_marked_for_slides(path):
     notebook = nbformat.read(path, as_version=4)
     stored = copy.deepcopy(notebook)
-    assert not mark_slides(notebook), f"run: python -m course.slides notebooks/{path.name}"
+    assert not mark_slides(notebook), f"run: python -m course.publishing slides notebooks/{path.name}"
     types = [cell.metadata["slideshow"]["slide_type"] for cell in stored.cells]
     sections = [
         cell for cell in stored.cells if cell.cell_type == "markdown" and cell.source.startswith("## 1. ")

@@ -29,7 +29,7 @@ from scheduler import (
     StoreUnavailableError,
     StoreVersionError,
 )
-from scheduler._postgres_schema import MIGRATIONS
+from scheduler.postgres._schema import MIGRATIONS
 
 psycopg = pytest.importorskip("psycopg")
 postgres = pytest.importorskip("scheduler.postgres")

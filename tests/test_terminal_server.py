@@ -14,7 +14,7 @@ from urllib.parse import quote
 import pytest
 from postgres_server import PostgresServer, learner_password
 
-from course.cli import main
+from course.terminal.cli import main
 from scheduler import Rating, postgres
 
 NOW = "2026-03-02T12:00:00+00:00"
@@ -104,7 +104,7 @@ def test_an_instructor_saves_nothing_and_a_missing_course_is_reported(
 def test_the_widgets_open_the_class_database_that_course_db_names(
     server: tuple[PostgresServer, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from course.store_source import StoreSource
+    from course.progress import StoreSource
 
     cluster, database = server
     monkeypatch.setenv("COURSE_DB", cluster.learner_url(database, "cy"))

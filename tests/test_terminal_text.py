@@ -1,4 +1,4 @@
-"""`course.terminal_text`: the question bank's Markdown as plain text for a terminal, exact outputs.
+"""`course.terminal.text`: the question bank's Markdown as plain text for a terminal, exact outputs.
 
 The inputs marked with a question id are that question's text in the shipped bank, copied here so that an
 edit of the bank does not change what these tests check."""
@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from course.bank import load_bank
-from course.terminal_text import terminal_text
+from course.terminal.text import terminal_text
 
 CASES = [
     pytest.param(  # 01-naive-big-scores prompt: a sum, subscripts inside superscripts, code spans

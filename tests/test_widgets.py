@@ -16,13 +16,13 @@ from fixed_clock import T0, Clock
 from ipywidgets import Button, RadioButtons, Text
 from store_helpers import disk_with, full, opened_read_only, pin_steps, read_only, steps_memory
 
-from course.bank import Bank, Option, Question, load_bank
+from course.bank import Bank, Question, load_bank, plain_text, to_html
+from course.bank._bank import Option
 from course.lessons import QUIZ_LESSONS
-from course.store_source import StoreSource
-from course.widgets import NO_PROGRESS, CramWidget, QuizWidget, ReviewWidget, quiz, review, to_html
+from course.progress import StoreSource
+from course.widgets import NO_PROGRESS, CramWidget, QuizWidget, ReviewWidget, quiz, review
 from course.widgets._chrome import CHROME, STALE_TEXT
 from course.widgets._panel import QuestionPanel
-from course.widgets._render import plain_text
 from scheduler import Limits, Rating, Store
 
 BANK = """lesson = "01"

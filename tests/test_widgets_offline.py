@@ -21,7 +21,8 @@ from postgres_server import PostgresServer, learner_password, require_postgres
 from test_widgets import BANK, OTHER, RIGHT, SEED, WRONG, option
 
 from course.bank import Bank, load_bank
-from course.outbox import Kept, Outbox
+from course.progress import Kept
+from course.progress._outbox import Outbox
 from course.widgets import QuizWidget, ReviewWidget
 from course.widgets._cram import CramWidget
 from scheduler import LogEntry, Rating

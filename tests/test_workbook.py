@@ -15,18 +15,16 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 from solution_regions import BEGIN, END, split_regions
 
-from course.cli import main
-from course.workbook import (
+from course.publishing import WorkbookError, lab_command, write_workbook
+from course.publishing._workbook import (
     MANIFEST,
     MarkerError,
-    WorkbookError,
     instructor_notebooks,
-    lab_command,
     strip_solutions,
     strip_tool_markers,
     workbook_notebook,
-    write_workbook,
 )
+from course.terminal.cli import main
 
 RAISE = 'raise NotImplementedError("not written yet")'
 TWO_REGIONS = (

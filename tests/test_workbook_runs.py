@@ -10,7 +10,8 @@ import pytest
 from nbclient import NotebookClient
 from solution_regions import split_regions
 
-from course.workbook import STUB, instructor_notebooks, write_workbook
+from course.publishing import write_workbook
+from course.publishing._workbook import STUB, instructor_notebooks
 
 NOTEBOOKS = instructor_notebooks()
 NOT_WRITTEN = "not written yet. Replace the `raise NotImplementedError` line with your code"

@@ -1,5 +1,5 @@
 """Asking one question in the terminal: show it, read the answer, say the verdict and why, and read the rating
-to record (`course.presenting`'s rules)."""
+to record (`course.bank`'s rules)."""
 
 from __future__ import annotations
 
@@ -8,14 +8,15 @@ from collections.abc import Callable, Mapping
 from datetime import timedelta
 from types import MappingProxyType
 
-from course.bank import Question
-from course.kinds import Kind
-from course.outlook import interval, lesson_label
-from course.presenting import (
+from course.bank import (
+    HARD_MEANS,
+    NAMES,
     NUMBERS,
     RECALL_RATINGS,
     RIGHT_RATINGS,
+    Kind,
     Presentation,
+    Question,
     Verdict,
     auto_rating,
     final_rating,
@@ -23,7 +24,7 @@ from course.presenting import (
     grade_number,
     present,
 )
-from course.ratings import HARD_MEANS, NAMES
+from course.progress import interval, lesson_label
 from course.terminal.console import Console, Quit
 from scheduler import Rating
 
@@ -70,7 +71,7 @@ Asker = Callable[[Console, Question, Intervals | None, random.Random], Rating]
 ASKERS: Mapping[Kind, Asker] = MappingProxyType(
     {Kind.RECALL: _recall, Kind.CHOICE: _choice, Kind.NUMERIC: _numeric}
 )
-"""How the terminal asks each kind of question (`course.kinds`): one function per kind."""
+"""How the terminal asks each kind of question (`course.bank`): one function per kind."""
 
 
 def _ask_choice(console: Console, presentation: Presentation) -> Verdict:

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import TextIO
 
-from course.bank import Bank, BankError
-from course.lint import figures, lint
-from course.outlook import plural
+from course.bank import Bank, BankError, figures, lint
+from course.progress import plural
 from course.terminal.exits import EXIT_BANK, EXIT_OK
 
 __all__ = ["check", "invalid_bank"]
@@ -26,7 +25,7 @@ def invalid_bank(problem: BankError, command: str, out: TextIO, err: TextIO) -> 
 
 
 def check(bank: Bank, out: TextIO, *, strict: bool) -> int:
-    """Say that `bank` is valid and its figures (`course.lint.figures`), then list its lint warnings; exit
+    """Say that `bank` is valid and its figures (`course.bank.figures`), then list its lint warnings; exit
     status 1 when there are some and `strict`."""
     out.write(
         f"question bank OK: {plural(len(bank), 'question')} in {plural(len(bank.lessons()), 'lesson')}\n"

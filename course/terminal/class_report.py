@@ -3,7 +3,7 @@ or from the class database.
 
 Each FILE is one learner's progress, written by ``python -m course export-progress`` (the learner is named
 after the file, without its suffix). Each is replayed into a scratch store in a temporary folder (the schedule
-is recomputed from the answers, as ``import-progress`` would) and `course.class_report` reports on them all.
+is recomputed from the answers, as ``import-progress`` would) and `course.classroom` reports on them all.
 With no FILE, ``--db`` or ``COURSE_DB`` must name a class database (``postgresql://...``): it is read in one
 snapshot, as the role the URL logs in as (an instructor reads the class; a learner would see only themselves).
 Nothing is written. Exit status: 0 done, 2 a file or the database cannot be used, or neither is named.
@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import TextIO
 
 from course.bank import Bank
-from course.class_report import class_report, report_lines
-from course.progress_file import ProgressFileError, read_progress
+from course.classroom import class_report, class_report_lines
+from course.progress import ProgressFileError, read_progress
 from course.terminal.exits import EXIT_OK, EXIT_STORE, EXIT_USAGE
 from scheduler import Answer, Store, StoreError
 
@@ -53,7 +53,7 @@ def class_report_command(
                 store.merge(progress.reviews, progress.practice, progress.enrollments)
                 answers[name], due[name] = store.answers(), store.due_times()
     report = class_report(answers, due, bank, at, tz)
-    out.write("\n".join(report_lines(report, limit=args.top)) + "\n")
+    out.write("\n".join(class_report_lines(report, limit=args.top)) + "\n")
     return EXIT_OK
 
 
@@ -75,5 +75,5 @@ def _from_server(
         err.write(f"{problem}\n")
         return EXIT_STORE
     report = class_report(records.answers, records.due_times, bank, at, tz)
-    out.write("\n".join(report_lines(report, limit=args.top)) + "\n")
+    out.write("\n".join(class_report_lines(report, limit=args.top)) + "\n")
     return EXIT_OK

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from typing import TextIO
 
 from course.terminal.exits import EXIT_HANGUP, EXIT_INTERRUPTED, EXIT_OK, EXIT_TERMINATED
-from course.terminal_text import terminal_text
+from course.terminal.text import terminal_text
 from scheduler import Rating
 
 __all__ = [

@@ -10,15 +10,13 @@ from datetime import datetime
 from functools import partial
 from typing import TextIO
 
-from course.bank import Bank
+from course.bank import NAMES, Bank
 from course.lessons import lesson_id
-from course.outlook import plural
-from course.ratings import NAMES
+from course.progress import Keeper, StoreSource, plural
 from course.terminal.asking import ask
 from course.terminal.console import Console, Quit
 from course.terminal.exits import EXIT_OK, EXIT_USAGE
 from course.terminal.session import (
-    Keeper,
     NotSaved,
     elapsed_ms,
     heading,
@@ -47,7 +45,8 @@ def cram(
     if lessons is None:
         return EXIT_USAGE
     items = [item for item in bank.items() if item.deck in lessons]
-    keeper = Keeper(store, create=True)  # on a class database: keeps what the server cannot take
+    keeper = Keeper(StoreSource(store), create=True)  # a class database: keeps what the server cannot take
+    keeper.start()
     for note in keeper.notes():  # answers an earlier session kept, sent now
         console.say(note)
     check_writable(store)  # before the first question, not after its answer
@@ -55,7 +54,7 @@ def cram(
         f"Practice of {lessons_named(lessons)}: {plural(len(items), 'question')}. Practice answers are "
         "logged apart and do not change your review schedule. Type q at any prompt to stop."
     )
-    session = CramSession(keeper.store, items)
+    session = CramSession(keeper, items)
     answered = 0
     try:
         while (item := session.next()) is not None:

@@ -1,4 +1,4 @@
-"""The exit statuses of ``python -m course`` (listed in `course.cli`)."""
+"""The exit statuses of ``python -m course`` (listed in `course.terminal.cli`)."""
 
 from __future__ import annotations
 

@@ -7,14 +7,22 @@ import time
 from collections.abc import Callable
 from datetime import datetime, timedelta, tzinfo
 
-from course.bank import Bank, Question
-from course.outlook import LimitOptions, due_again, due_in, interval, next_steps, outlook, plural
-from course.ratings import NAMES
+from course.bank import NAMES, Bank, Question
+from course.progress import (
+    Keeper,
+    LimitOptions,
+    StoreSource,
+    due_again,
+    due_in,
+    interval,
+    next_steps,
+    outlook,
+    plural,
+)
 from course.terminal.asking import ask
 from course.terminal.console import Console, Quit
 from course.terminal.exits import EXIT_OK
 from course.terminal.session import (
-    Keeper,
     NotSaved,
     elapsed_ms,
     heading,
@@ -53,10 +61,11 @@ def review(
         )
         return EXIT_OK
     start = clock()
-    keeper = Keeper(store, create=False)
+    keeper = Keeper(StoreSource(store), create=False)
+    keeper.start()
     for note in keeper.notes():  # answers an earlier session kept, sent now
         console.say(note)
-    store = keeper.store  # on a class database: keeps what the server cannot take
+    store = keeper  # on a class database: keeps what the server cannot take
     session = Session(store, items, start, tz, limits)
     if not session.remaining:
         console.say(_whats_next(store, items, start, tz, limits, answered=False))
@@ -97,7 +106,7 @@ def review(
 def _whats_next(
     store: Storage, items: list[Item], at: datetime, tz: tzinfo, limits: Limits, *, answered: bool
 ) -> str:
-    """What comes once nothing more is due now (`course.outlook.next_steps`), as one line."""
+    """What comes once nothing more is due now (`course.progress.next_steps`), as one line."""
     view = outlook(store, items, at, tz, limits)
     return " ".join(next_steps(view, at, answered=answered, options=_OPTIONS, next_due=due_in(at, tz)))
 

@@ -11,7 +11,7 @@ import argparse
 from datetime import datetime, timezone, tzinfo
 from typing import TextIO
 
-from course.outlook import parameters_text, plural, retention_text
+from course.progress import parameters_text, plural, retention_text
 from course.terminal.exits import EXIT_OK, EXIT_TOO_FEW_REVIEWS
 from course.terminal.writing import check_writable
 from scheduler import (

@@ -1,5 +1,5 @@
 """``python -m course export-anki``, ``export-progress`` and ``import-progress``: take the questions, or
-your progress, elsewhere (`course.anki`, `course.progress_file`).
+your progress, elsewhere (`course.publishing`, `course.progress`).
 
 Each returns the exit status: 0 done, 1 the question bank is invalid (``export-anki``), 2 bad arguments, a
 file that cannot be read or written, or a progress file that cannot be used. Nothing is written on an error:
@@ -18,9 +18,17 @@ from typing import TextIO
 
 from course.bank import BankError, load_bank
 from course.lessons import lesson_id
-from course.outlook import plural
-from course.progress import db_path, open_store, path_source, server_url
-from course.progress_file import Progress, ProgressFileError, lines, read_progress
+from course.progress import (
+    Progress,
+    ProgressFileError,
+    db_path,
+    lines,
+    open_store,
+    path_source,
+    plural,
+    read_progress,
+    server_url,
+)
 from course.terminal.check import invalid_bank
 from course.terminal.exits import EXIT_OK, EXIT_STORE, EXIT_USAGE
 from course.terminal.writing import NOT_DONE, NotWritable, check_writable, not_done
@@ -55,7 +63,7 @@ def transfer(args: argparse.Namespace, out: TextIO, err: TextIO, at: datetime) -
 
 def export_anki(args: argparse.Namespace, out: TextIO, err: TextIO, at: datetime) -> int:
     """Write the bank's questions of the lessons asked for (default: all) to an Anki package."""
-    from course.anki import write_package  # here: genanki and the widgets' rendering load for this only
+    from course.publishing import write_package  # here: genanki and the widgets' rendering load for this only
 
     try:
         bank = load_bank(args.bank)

@@ -11,9 +11,9 @@ __all__ = ["workbook"]
 
 
 def workbook(directory: Path, out: TextIO, err: TextIO) -> int:
-    """Write the workbook to `directory` (`course.workbook.write_workbook`), saying what is written."""
+    """Write the workbook to `directory` (`course.publishing.write_workbook`), saying what is written."""
     # Imported here: nbformat is needed by this command only, not by every start of python -m course.
-    from course.workbook import WorkbookError, lab_command, write_workbook
+    from course.publishing import WorkbookError, lab_command, write_workbook
 
     def say(line: str) -> None:
         out.write(line + "\n")

@@ -1,7 +1,7 @@
 """Before a command saves anything: whether it can. Every command that saves (``review``, ``cram``,
 ``settings`` with a change, ``optimize`` without ``--dry-run``, ``import-progress``) checks its progress file
 before it asks a question or does the work whose result it saves; `NotWritable` says why it cannot, and
-`course.cli` reports it with what was not done (`NOT_DONE`)."""
+`course.terminal.cli` reports it with what was not done (`NOT_DONE`)."""
 
 from __future__ import annotations
 

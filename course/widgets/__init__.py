@@ -5,24 +5,23 @@ review on a projector (`class_review`), and for a class on a shared database: th
 
 ``quiz("02")``, ``review()`` and ``cram("02", "03")`` return small objects that display as a widget in
 JupyterLab (and as a stable sentence in plain text, which is what nbval compares). They work with ipywidgets
-7.7 and 8. They grade and order the options of multiple-choice questions as `course.presenting` says: a new
+7.7 and 8. They grade and order the options of multiple-choice questions as `course.bank` says: a new
 order each time a question is shown, drawn from the `rng` given (a `random.Random`; default a fresh one).
 
 The progress database is held open only while a session runs, from the session's first use of it to its
 summary (a review: from its start; practice: from its first answer; a quiz, whose session is one answer: for
-each read or write), never while the kernel idles after a summary; `course.store_source.StoreSource` is the
+each read or write), never while the kernel idles after a summary; `course.progress.StoreSource` is the
 one place that opens and closes it.
 """
 
 from __future__ import annotations
 
-from course.widgets._class_report import ClassReportWidget, class_report_view
+from course.widgets._class_report_view import ClassReportWidget, class_report_view
 from course.widgets._class_review import ClassReviewWidget, class_review
 from course.widgets._cram import PRACTICE_NOTE, CramWidget, cram
 from course.widgets._live_answer import NO_CLASS_DB, LiveAnswerWidget, live
 from course.widgets._live_projector import LiveProjectorWidget, live_projector
 from course.widgets._quiz import QuizWidget, quiz
-from course.widgets._render import to_html
 from course.widgets._review import NO_PROGRESS, ReviewWidget, review
 
 __all__ = [
@@ -43,5 +42,4 @@ __all__ = [
     "live_projector",
     "quiz",
     "review",
-    "to_html",
 ]

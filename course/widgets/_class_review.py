@@ -3,7 +3,7 @@
 One question at a time in large type. Space reveals the options (choice questions), then the answer and its
 explanation; the right arrow (or Page Down, what presentation clickers send) goes to the next question, the
 left arrow (or Page Up) back. The instructor types how many got it right (a show of hands: a count out of
-the room) and presses Enter: the count is saved at once to the class-session file (`course.class_session`),
+the room) and presses Enter: the count is saved at once to the class-session file (`course.classroom`),
 never to any learner's schedule. Finish shows the questions ranked by miss rate and the sections to
 revisit, with links.
 
@@ -20,24 +20,30 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from course.bank import Bank, Question, load_bank
-from course.class_session import (
-    ClassSession,
-    SessionLog,
-    SessionLogError,
+from course.bank import (
+    Bank,
+    Kind,
+    Presentation,
+    Question,
+    answer_text,
+    inline_html,
+    load_bank,
+    present,
+    to_html,
+)
+from course.classroom import (
+    ClassReview,
+    ClassReviewLog,
+    ClassReviewLogError,
+    class_reviews_path,
     ranked,
     section_link,
-    sessions_path,
     to_revisit,
 )
-from course.kinds import Kind
 from course.lessons import lesson_id
-from course.presenting import Presentation, answer_text, present
 from course.widgets._chrome import CHROME, ROOT_CLASS, STATUS_CLASS, view_bundle
 from course.widgets._clock import Clock, read_clock, real_clock
 from course.widgets._projector import CLASS_CLASS, COUNT_CLASS, projector_chrome
-from course.widgets._render import to_html
-from course.widgets._texts import inline_html
 
 __all__ = ["ClassReviewWidget", "class_review", "summary_html"]
 
@@ -75,7 +81,7 @@ class ClassReviewWidget:
         self.questions = tuple(questions)
         self.lessons = tuple(lessons)
         self.room = room
-        self.path = sessions_path(sessions)
+        self.path = class_reviews_path(sessions)
         self.clock = clock or real_clock
         self.bank = bank or load_bank()
         rng = rng or random.Random()
@@ -236,11 +242,11 @@ class ClassReviewWidget:
         question = self.questions[self.index]
         at = read_clock(self.clock)
         try:
-            with SessionLog.open(self.path) as log:
+            with ClassReviewLog.open(self.path) as log:
                 if self.session is None:
                     self.session = log.start(self.lessons, self.room, at)
                 log.record(self.session, question.id, right, at)
-        except (SessionLogError, OSError) as err:
+        except (ClassReviewLogError, OSError) as err:
             self.saved.value = f"<b>Not saved:</b> {html.escape(str(err))}"
             self.status.value = f"Not saved: {err}"
             return
@@ -256,16 +262,16 @@ class ClassReviewWidget:
             self.status.value = "No question was counted."
             return
         try:
-            with SessionLog.open(self.path, create=False) as log:
+            with ClassReviewLog.open(self.path, create=False) as log:
                 session = next(s for s in log.sessions() if s.id == self.session)
-        except (SessionLogError, OSError) as err:
+        except (ClassReviewLogError, OSError) as err:
             self.summary.value = f"<p><b>The session cannot be read:</b> {html.escape(str(err))}</p>"
             return
         self.summary.value = summary_html(session, self.bank)
         self.status.value = "Session finished: the questions are ranked below."
 
 
-def summary_html(session: ClassSession, bank: Bank) -> str:
+def summary_html(session: ClassReview, bank: Bank) -> str:
     """The end of a session as HTML: the ranking table, and the sections to revisit as links."""
     rows = ranked(session, bank)
     lines = [
@@ -299,7 +305,7 @@ def class_review(
 ) -> ClassReviewWidget:
     """A class review of the questions of `lessons` ("01", 2, ...) for a room of `room` people:
     ``class_review("01", "02", room=24)``. `sessions`: the class-session file (default
-    `course.class_session.sessions_path()`). ValueError for an unknown lesson or a room under 1."""
+    `course.classroom.class_reviews_path()`). ValueError for an unknown lesson or a room under 1."""
     if not lessons:
         raise ValueError('name at least one lesson: class_review("01", room=24)')
     bank = load_bank()

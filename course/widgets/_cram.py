@@ -13,12 +13,9 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from course.bank import Bank, Question, load_bank
-from course.keeping import KeepingStore
+from course.bank import MEANINGS, NAMES, Bank, Question, load_bank
 from course.lessons import lesson_id, lesson_title
-from course.outbox import note_for
-from course.ratings import MEANINGS, NAMES
-from course.store_source import StoreLike, StoreSource
+from course.progress import Keeper, StoreLike, StoreSource, note_for
 from course.widgets._chrome import view_bundle
 from course.widgets._clock import Clock
 from course.widgets._panel import QuestionPanel
@@ -85,7 +82,7 @@ class CramWidget(QuestionPanel):
         self.items: list[Item] = [item for item in bank.items() if item.deck in chosen]
         self.source = StoreSource(store)
         self.session: CramSession | None = None  # made at the first answer, when the database is held
-        self._keeping: KeepingStore | None = None  # what the session writes through on a class database
+        self.keeper = Keeper(self.source, create=True)  # where each answer goes
         self.restart_button = widgets.Button(
             description="Practise again",
             tooltip="Go through the same questions again from the start",
@@ -115,7 +112,7 @@ class CramWidget(QuestionPanel):
         """(Re)start from the first question, once it is clear that answers can be logged; nothing is read
         or written until the first answer."""
         self.source.release()
-        self.session = self._keeping = None
+        self.session = None
         self.results = []
         self._last_note = None
         self.notice.value = ""
@@ -166,16 +163,12 @@ class CramWidget(QuestionPanel):
         return None  # practice moves no schedule: the buttons show no intervals
 
     def _save(self, question: Question, rating: Rating, at: datetime, duration: int) -> str:
-        if self.session is None:
-            if self.source.outbox is not None:  # a class database: answers it cannot take are kept
-                self._keeping = KeepingStore(self.source, create=True)
-                self.session = CramSession(self._keeping.storage, self.items)
-            else:
-                self.session = CramSession(self.source.hold(create=True), self.items)
+        if self.session is None:  # the database is held from this first answer (the Keeper takes it)
+            self.session = CramSession(self.keeper, self.items)
         item = self.session.next()
         assert item is not None and item.id == question.id
         self.session.answer(item, rating, at, duration)
-        kept = self._keeping.take_kept() if self._keeping is not None else None
+        kept = self.keeper.take_kept()
         if kept is not None:
             return note_for(kept)
         if rating == Rating.AGAIN:
@@ -210,7 +203,7 @@ def cram(
 
     `store`: a store (a `scheduler.Store`, a class database's ``PostgresStore``) or a path; default
     `course.progress.db_path()` (``$COURSE_DB`` if set). On a class database an answer that cannot reach the
-    server is kept on this computer and sent when it is back (`course.outbox`).
+    server is kept on this computer and sent when it is back (`course.progress`).
     `clock`: a function returning the current time as an aware datetime (default: the real clock).
     `rng`: where the order of each question's options is drawn from (default: a fresh `random.Random`).
     """

@@ -23,9 +23,8 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from course.bank import Bank, Question, load_bank
-from course.kinds import Kind
-from course.live import (
+from course.bank import Bank, Kind, Presentation, Question, load_bank, plain_text, to_html
+from course.classroom import (
     LIVE_KINDS,
     answer_of,
     class_url,
@@ -38,12 +37,10 @@ from course.live import (
     rooms_text,
     shown_answer,
 )
-from course.presenting import Presentation
 from course.widgets._chrome import CHROME, ROOT_CLASS, STATUS_CLASS, view_bundle
 from course.widgets._clock import Clock, read_clock, real_clock
 from course.widgets._panel import option_rows
 from course.widgets._poller import Poller
-from course.widgets._render import plain_text, to_html
 from course.widgets._texts import html_text
 from course.widgets._typed import TypedAnswer
 from scheduler import StoreError, StoreUnavailableError

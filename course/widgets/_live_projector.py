@@ -21,9 +21,8 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from course.bank import Bank, Question, load_bank
-from course.lessons import lesson_id
-from course.live import (
+from course.bank import Bank, Presentation, Question, inline_html, load_bank, present, to_html
+from course.classroom import (
     class_url,
     counted,
     layout_text,
@@ -33,15 +32,13 @@ from course.live import (
     right_text,
     session_summary,
 )
-from course.presenting import Presentation, present
+from course.lessons import lesson_id
 from course.widgets._chrome import CHROME, ROOT_CLASS, STATUS_CLASS, view_bundle
 from course.widgets._class_review import summary_html
 from course.widgets._clock import Clock, read_clock, real_clock
 from course.widgets._live_answer import NO_CLASS_DB
 from course.widgets._poller import Poller
 from course.widgets._projector import CLASS_CLASS, projector_chrome
-from course.widgets._render import to_html
-from course.widgets._texts import inline_html
 from scheduler import StoreError
 
 __all__ = ["LiveProjectorWidget", "live_projector"]
@@ -247,7 +244,7 @@ class LiveProjectorWidget:
             return True
 
     def _counted(self, answers: Any) -> dict[str, int]:
-        """The answers to the question asked now that it can have (`course.live.counted`); none before a
+        """The answers to the question asked now that it can have (`course.classroom.counted`); none before a
         question is shown."""
         if self.presentation is None:
             return {}

@@ -1,6 +1,6 @@
 """The question panel the quiz, the review and the practice widgets are made of.
 
-The panel shows one question at a time and grades it by the rules of `course.presenting` (a new order of the
+The panel shows one question at a time and grades it by the rules of `course.bank` (a new order of the
 options each time a question is shown; wrong = Again, right = Good unless the learner picks Hard or Easy);
 what happens to an answer (where it is saved, which question comes next) is left to the subclass. An answer
 is saved exactly once, as soon as its rating is known: a wrong auto-graded answer at "Check" (it can only be
@@ -21,22 +21,23 @@ from types import MappingProxyType
 
 import ipywidgets as widgets
 
-from course.bank import Question
-from course.kinds import Kind
-from course.lessons import lesson_title
-from course.outbox import sent_note, waiting_note
-from course.presenting import (
+from course.bank import (
+    NAMES,
     RECALL_RATINGS,
+    Kind,
     Presentation,
+    Question,
     Verdict,
     final_rating,
     grade_choice,
     grade_number,
+    inline_html,
+    plain_text,
     present,
+    to_html,
 )
-from course.progress import local_tz
-from course.ratings import NAMES
-from course.store_source import PROBLEMS, StoreSource
+from course.lessons import lesson_title
+from course.progress import PROBLEMS, StoreSource, local_tz, sent_note, waiting_note
 from course.widgets._chrome import (
     CHROME,
     OPTION_CLASS,
@@ -47,14 +48,12 @@ from course.widgets._chrome import (
     focus_here,
 )
 from course.widgets._clock import Clock, duration_ms, read_clock, real_clock
-from course.widgets._render import plain_text, to_html
 from course.widgets._texts import (
     RECALL_HINT,
     RIGHT_HINT,
     error_html,
     heading,
     html_text,
-    inline_html,
     option_note,
     rating_label,
     rating_tooltip,
@@ -76,7 +75,7 @@ class QuestionPanel:
     learner's choice) and what is said after a right answer (`unsaved_note`) or another rating's choice
     (`chosen_note`).
 
-    Grading and the option order follow `course.presenting`: each question shown draws a new order of its
+    Grading and the option order follow `course.bank`: each question shown draws a new order of its
     options from `rng` (a `random.Random`; default a fresh one), kept while it is on screen, so displaying the
     widget again changes nothing. `option_buttons` are in the order shown, labelled A, B, C...
     """
@@ -183,7 +182,7 @@ class QuestionPanel:
             focus_here(self.prompt)
         self._shown_once = True
 
-    # The answer controls of each kind of question (`course.kinds`), registered in `CONTROLS` below.
+    # The answer controls of each kind of question (`course.bank`), registered in `CONTROLS` below.
 
     def _choice_controls(self, question: Question) -> tuple[widgets.Widget, ...]:
         """One button per option, in the order presented, each beside its text."""
@@ -462,4 +461,4 @@ CONTROLS: Mapping[Kind, Callable[[QuestionPanel, Question], tuple[widgets.Widget
         Kind.RECALL: QuestionPanel._recall_controls,
     }
 )
-"""How the widgets show each kind of question (`course.kinds`): one method per kind, building its controls."""
+"""How the widgets show each kind of question (`course.bank`): one method per kind, building its controls."""

@@ -8,16 +8,14 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta, tzinfo
 from typing import Any
 
-from course.bank import Question, load_bank
+from course.bank import NAMES, Question, load_bank
 from course.lessons import lesson_id, lesson_title
-from course.outbox import OUTBOX_ERRORS, Kept, note_for
-from course.ratings import NAMES
-from course.store_source import PROBLEMS, StoreLike, StoreSource
+from course.progress import PROBLEMS, Keeper, StoreLike, StoreSource, note_for
 from course.widgets._chrome import view_bundle
 from course.widgets._clock import Clock
 from course.widgets._panel import QuestionPanel
 from course.widgets._texts import error_html, when
-from scheduler import LogEntry, Rating, StoreError, StoreUnavailableError, due_from, format_interval
+from scheduler import Rating, StoreUnavailableError, due_from, format_interval
 
 __all__ = ["QuizWidget", "quiz"]
 
@@ -44,9 +42,9 @@ class QuizWidget(QuestionPanel):
         self.lesson = lesson
         self.questions = tuple(questions)
         self.source = StoreSource(store)
+        self.keeper = Keeper(self.source, create=True)  # where each answer goes
         self.practice: list[str] = []  # ids of the questions answered as practice
         self._dues: dict[str, datetime | None] = {}  # when each question was due, as last read
-        self._reached = False
         self.index = 0
         title = lesson_title(lesson)
         self.title.value = f"<h3>Quiz: lesson {html.escape(lesson)}, {html.escape(title)}</h3>"
@@ -120,39 +118,20 @@ class QuizWidget(QuestionPanel):
             return store.memory.preview(card, question.id, at)
 
     def _save(self, question: Question, rating: Rating, at: datetime, duration: int) -> str:
-        self._reached = False  # whether the database was opened for this answer
-        try:
-            return self._save_now(question, rating, at, duration)
-        except StoreError as err:
-            # kept, unless the outbox itself is the problem, or a database that could not be opened though
-            # it was reached says what is wrong with it
-            keeps = self.source.outbox is not None and not isinstance(err, OUTBOX_ERRORS)
-            if not keeps or not (self._reached or isinstance(err, StoreUnavailableError)):
-                raise
-            problem = err
-        # The class database did not take it: keep the answer (practice if the quiz saw it scheduled).
-        due = self._dues.get(question.id)
-        practice = due is not None and due > at
-        self.source.keep(Kept(LogEntry(question.id, rating, at, duration), practice, self.lesson))
-        if practice:
+        saved = self.keeper.save_quiz_answer(
+            self.lesson, question.id, rating, at, duration, tz=self.tz, due_seen=self._dues.get(question.id)
+        )
+        if saved.practice:
             self.practice.append(question.id)
-        return note_for(problem)
-
-    def _save_now(self, question: Question, rating: Rating, at: datetime, duration: int) -> str:
-        with self.source.lease(create=True) as store:
-            self._reached = True
-            store.enroll(self.lesson, at)
-            card = store.card(question.id)
-            due_on = None if card is None else due_from(card.due, card.last_review, self.tz)
-            if due_on is not None and due_on > at:
-                store.record_cram(question.id, rating, at, duration)
-                self.practice.append(question.id)
-                return (
-                    f"Saved as practice ({NAMES[rating]}): this question is already scheduled, next review "
-                    f"{when(due_on, at, self.tz)}; practice leaves its schedule unchanged."
-                )
-            review = store.record(question.id, rating, at, duration)
-        return f"Saved: {NAMES[rating]}. It comes back in {format_interval(review.due - at)}."
+        if saved.kept is not None:
+            return note_for(saved.kept)
+        if saved.review is None:
+            assert saved.due_on is not None
+            return (
+                f"Saved as practice ({NAMES[rating]}): this question is already scheduled, next review "
+                f"{when(saved.due_on, at, self.tz)}; practice leaves its schedule unchanged."
+            )
+        return f"Saved: {NAMES[rating]}. It comes back in {format_interval(saved.review.due - at)}."
 
     def _finish(self) -> None:
         n = len(self.questions)
@@ -191,7 +170,7 @@ def quiz(
 
     `store`: a store (a `scheduler.Store`, a class database's ``PostgresStore``) or a path; default
     `course.progress.db_path()` (``$COURSE_DB`` if set). On a class database an answer that cannot reach the
-    server is kept on this computer and sent when it is back (`course.outbox`).
+    server is kept on this computer and sent when it is back (`course.progress`).
     `clock`: a function returning the current time as an aware datetime (default: the real clock).
     `rng`: where the order of each question's options is drawn from (default: a fresh `random.Random`).
     ValueError for an unknown lesson or one without questions yet.

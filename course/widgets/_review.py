@@ -9,13 +9,20 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from course.bank import Bank, Question, load_bank
-from course.keeping import KeepingStore
+from course.bank import NAMES, Bank, Question, load_bank
 from course.lessons import lesson_title
-from course.outbox import note_for, sent_note
-from course.outlook import Outlook, due_again, next_steps, outlook
-from course.ratings import NAMES
-from course.store_source import PROBLEMS, StoreLike, StoreSource
+from course.progress import (
+    PROBLEMS,
+    Keeper,
+    Outlook,
+    StoreLike,
+    StoreSource,
+    due_again,
+    next_steps,
+    note_for,
+    outlook,
+    sent_note,
+)
 from course.widgets._chrome import view_bundle
 from course.widgets._clock import Clock
 from course.widgets._panel import QuestionPanel
@@ -69,7 +76,7 @@ class ReviewWidget(QuestionPanel):
         self.due_count = 0
         self.new_count = 0
         self._item: Item | None = None
-        self._keeping: KeepingStore | None = None  # what the session writes through on a class database
+        self.keeper = Keeper(self.source, create=False)  # where each answer goes
         self.refresh_button = widgets.Button(
             description="Check again",
             tooltip="Look again for questions that are due",
@@ -93,7 +100,6 @@ class ReviewWidget(QuestionPanel):
         """(Re)start: read what is due now and show the first question, or say why there is none."""
         self._close()
         self.session = None
-        self._keeping = None
         self.results = []
         self.notice.value = ""
         self.progress.value = ""
@@ -122,12 +128,8 @@ class ReviewWidget(QuestionPanel):
             unwritable = self._unwritable()  # before a question is asked, as the terminal does
             if unwritable is not None:
                 return unwritable
-            if self.source.outbox is not None:  # a class database: answers it cannot take are kept
-                self._keeping = KeepingStore(self.source, create=False)
-                self.session = Session(self._keeping.storage, self.items, at, self.tz, self.limits)
-                self._keeping.remember()
-            else:
-                self.session = Session(store, self.items, at, self.tz, self.limits)
+            self.session = Session(self.keeper, self.items, at, self.tz, self.limits)
+            self.keeper.remember()  # on a class database: the cards that kept answers are scheduled from
         except PROBLEMS as err:
             return error_html(err, unsaved=False)
         self.due_count = self.session.due_count
@@ -166,7 +168,7 @@ class ReviewWidget(QuestionPanel):
     def _save(self, question: Question, rating: Rating, at: datetime, duration: int) -> str:
         assert self.session is not None and self._item is not None
         review = self.session.answer(self._item, rating, at, duration)
-        kept = self._keeping.take_kept() if self._keeping is not None else None
+        kept = self.keeper.take_kept()
         if kept is not None:
             note = note_for(kept)
         elif review.due - at <= ASKED_AGAIN_WITHIN:
@@ -193,7 +195,7 @@ class ReviewWidget(QuestionPanel):
         self._finish_view("".join(lines), (self.refresh_button,))
 
     def _outlook_html(self, view: Outlook, at: datetime) -> str:
-        """What comes next (`course.outlook`'s sentences): more due now (Check again), what today's limits
+        """What comes next (`course.progress`'s sentences): more due now (Check again), what today's limits
         hold back, or the next review."""
         if view.due_now:
             them = "it" if view.due_now == 1 else "them"
@@ -220,7 +222,7 @@ def review(
 
     `store`: a store (a `scheduler.Store`, a class database's ``PostgresStore``) or a path; default
     `course.progress.db_path()` (``$COURSE_DB`` if set). On a class database an answer that cannot reach the
-    server is kept on this computer and sent when it is back (`course.outbox`).
+    server is kept on this computer and sent when it is back (`course.progress`).
     `clock`: a function returning the current time as an aware datetime (default: the real clock).
     `limits`: a `scheduler.Limits` (new questions and reviews per day).
     `rng`: where the order of each question's options is drawn from (default: a fresh `random.Random`).

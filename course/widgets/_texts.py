@@ -7,10 +7,8 @@ import re
 from collections.abc import Mapping
 from datetime import datetime, timedelta, tzinfo
 
-from course.outlook import due_day
-from course.presenting import Verdict
-from course.ratings import MEANINGS, NAMES
-from course.widgets._render import to_html
+from course.bank import MEANINGS, NAMES, Verdict
+from course.progress import due_day
 from scheduler import Rating, StoreError, day_start, format_interval
 
 __all__ = [
@@ -19,7 +17,6 @@ __all__ = [
     "error_html",
     "heading",
     "html_text",
-    "inline_html",
     "option_note",
     "problem_text",
     "rating_label",
@@ -111,14 +108,6 @@ def unexpected_html(err: Exception) -> str:
         f"<p><b>✗ Could not save this answer</b> ({detail}). Nothing was saved. This is a bug in the course: "
         "please report it with this message.</p>"
     )
-
-
-def inline_html(text: str) -> str:
-    """Markdown to HTML without the paragraph around a one-paragraph text (for list entries)."""
-    rendered = to_html(text)
-    if rendered.startswith("<p>") and rendered.endswith("</p>") and rendered.count("<p>") == 1:
-        return rendered[3:-4]
-    return rendered
 
 
 def html_text(fragment: str) -> str:

@@ -32,7 +32,7 @@ from typing import Any
 import psycopg
 from psycopg import errors as pg_errors
 from psycopg import sql
-from psycopg.conninfo import conninfo_to_dict
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from scheduler._errors import (
     StoreAccessError,
@@ -42,6 +42,7 @@ from scheduler._errors import (
     StoreNotFoundError,
     StoreUnavailableError,
 )
+from scheduler.postgres._sql import role_name_problem
 
 __all__ = [
     "BULK_TIMEOUT_S",
@@ -52,6 +53,7 @@ __all__ = [
     "MalformedURLError",
     "StoreRefusedError",
     "bulk_timeout",
+    "check_role_name",
     "connect",
     "connect_options",
     "connected",
@@ -63,6 +65,7 @@ __all__ = [
     "timeout_of",
     "translate",
     "translated",
+    "with_learner",
 ]
 
 CONNECT_TIMEOUT_S = 10  # connecting, and each call, unless the URL or $PGCONNECT_TIMEOUT says
@@ -407,3 +410,19 @@ class _Watchdog:
 
 
 _WATCHDOG = _Watchdog()
+
+
+def with_learner(url: str, learner: str | None) -> str:
+    """``url``, logging in as ``learner`` when it names no role (a URL that names one is left as it is).
+    AccessDeniedError for a name no learner can have (over 63 bytes: PostgreSQL would cut it to another)."""
+    if read_url(url).get("user") or learner is None:  # MalformedURLError for one that cannot be read
+        return url
+    check_role_name(describe(url), learner)
+    return make_conninfo(url, user=learner)
+
+
+def check_role_name(where: str, name: str) -> None:
+    """AccessDeniedError (naming ``where``) for a role name no learner can have (`role_name_problem`)."""
+    problem = role_name_problem(name)
+    if problem is not None:
+        raise AccessDeniedError(where, f"{problem}; no learner of the class has it")

@@ -48,8 +48,8 @@ GROUPS = (LEARNER_ROLE, INSTRUCTOR_ROLE)
 _LEARNER = 'learner TEXT COLLATE "C" NOT NULL DEFAULT current_user'
 _A_GROUP = f"IN ('{LEARNER_ROLE}', '{INSTRUCTOR_ROLE}')"
 _NOT_A_GROUP = f"NOT {_A_GROUP}"
-# A live answer as recorded: a choice question's option index, or a number (what `course.live` sends: digits,
-# a sign, a point, an exponent). Nothing else a learner types is kept, or reaches the projector.
+# A live answer as recorded: a choice question's option index, or a number (what `course.classroom` sends:
+# digits, a sign, a point, an exponent). Nothing else a learner types is kept, or reaches the projector.
 ANSWER_PATTERN = r"^-?[0-9]+(\.[0-9]+)?(e[-+]?[0-9]+)?$"
 MAX_ANSWER = 32
 _OWNED = {  # table: the column naming its owner

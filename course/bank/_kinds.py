@@ -17,7 +17,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from course._bank_checks import OptionFields
+    from course.bank._checks import OptionFields
 
 __all__ = ["KINDS", "SPECS", "Entry", "Kind", "KindFields", "KindSpec"]
 

@@ -7,7 +7,7 @@ File format (``NN-slug.toml``, ``NN`` being the lesson id)::
 
     [[question]]
     id = "00-what-enrolls"        # ^NN-[a-z0-9]+(-[a-z0-9]+)*$, NN = the file's lesson
-    kind = "recall"               # recall | choice | numeric (course.kinds)
+    kind = "recall"               # recall | choice | numeric (course.bank)
     prompt = '''...'''            # Markdown with $...$ / $$...$$ math
     answer = '''...'''            # recall: text; numeric: a number; choice: none (see options)
     explanation = '''...'''
@@ -45,9 +45,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from course._bank_checks import check_bank
-from course._bank_checks import without_code as _without_code  # noqa: F401 (tests/test_bank.py imports it)
-from course.kinds import KINDS, Kind
+from course.bank._checks import check_bank
+from course.bank._kinds import KINDS, Kind
 from course.lessons import QUIZ_LESSONS
 
 if TYPE_CHECKING:
@@ -55,7 +54,7 @@ if TYPE_CHECKING:
 
 __all__ = ["KINDS", "UNITS", "Bank", "BankError", "Option", "Question", "load_bank"]
 
-DEFAULT_DIRECTORY = Path(__file__).resolve().parent / "questions"
+DEFAULT_DIRECTORY = Path(__file__).resolve().parent.parent / "questions"
 
 
 class BankError(Exception):
@@ -79,7 +78,7 @@ class Option:
 class Question:
     """One self-check question. For ``choice`` the ``answer`` is the correct option's text.
 
-    `kind` is one of `KINDS`: the loader gives a `course.kinds.Kind` member, which is a ``str`` equal to its
+    `kind` is one of `KINDS`: the loader gives a `course.bank.Kind` member, which is a ``str`` equal to its
     name (``Kind.CHOICE == "choice"``), so a question built with the bare name behaves the same.
     """
 

@@ -17,7 +17,7 @@ Stopping never loses an answer already given: Ctrl-C, a closed terminal (SIGHUP)
 and ``cram`` the way typing q does, at the prompt on screen (a signal that comes while an answer is being
 saved waits for the next prompt), so that a right answer counted as Good is saved before stopping.
 
-The commands live in `course.terminal`; the progress text they print, in `course.outlook`.
+The commands live in `course.terminal`; the progress text they print, in `course.progress`.
 """
 
 from __future__ import annotations
@@ -33,9 +33,15 @@ from pathlib import Path
 from typing import TextIO
 
 from course.bank import BankError, load_bank
-from course.calibration import calibration_report
-from course.outlook import progress_report
-from course.progress import db_path, local_tz, open_store, path_source, server_url
+from course.progress import (
+    calibration_report,
+    db_path,
+    local_tz,
+    open_store,
+    path_source,
+    progress_report,
+    server_url,
+)
 from course.terminal.arguments import limits, parser
 from course.terminal.check import check, invalid_bank
 from course.terminal.class_report import class_report_command

@@ -24,10 +24,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from course.bank import Bank, Question
-from course.class_session import ClassSession, Tally
-from course.kinds import Kind
-from course.presenting import LETTERS, Presentation, answer_text
+from course.bank import LETTERS, Bank, Kind, Presentation, Question, answer_text
+from course.classroom._class_review import ClassReview, Tally
 from course.progress import learner_url, server_url
 
 __all__ = [
@@ -212,8 +210,8 @@ def session_summary(
     results: Sequence[tuple[str, dict[str, int]]],
     bank: Bank,
     at: datetime,
-) -> ClassSession:
-    """A finished live session as a class review (`course.class_session.report_lines` reports it): for each
+) -> ClassReview:
+    """A finished live session as a class review (`course.classroom.class_review_lines` reports it): for each
     question asked and answered, in order (`results`: item id and its answers' counts), how many of those who
     answered got it right. Questions no longer in the bank are left out."""
     tallies = []
@@ -228,4 +226,4 @@ def session_summary(
         right = sum(n for answer, n in counts.items() if is_right(question, answer))
         tallies.append(Tally(item_id, right, answered, at))
     room = max((t.room for t in tallies), default=1)
-    return ClassSession(session, started, room, tuple(lessons), tuple(tallies))
+    return ClassReview(session, started, room, tuple(lessons), tuple(tallies))

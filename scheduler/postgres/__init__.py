@@ -23,21 +23,20 @@ Importing ``scheduler`` does not import this module (nor psycopg).
 
 from __future__ import annotations
 
-from scheduler._postgres import (
+from scheduler.postgres._class_records import ClassRecords, class_records
+from scheduler.postgres._connection import (
     AccessDeniedError,
-    ClassRecords,
-    NotInstalledError,
-    PostgresStore,
-    SchemaTooOldError,
-    class_records,
+    MalformedURLError,
+    StoreRefusedError,
     describe,
-    schema_version,
+    login,
     with_learner,
 )
-from scheduler._postgres_connection import MalformedURLError, StoreRefusedError, login
-from scheduler._postgres_live import LiveAnswers, LiveRoom, LiveState, QuestionClosedError, RoomBusyError
-from scheduler._postgres_roles import add_instructor, add_learner, install
-from scheduler._postgres_schema import INSTRUCTOR_ROLE, LEARNER_ROLE, SCHEMA, SCHEMA_VERSION
+from scheduler.postgres._live import LiveAnswers, LiveRoom, LiveState, QuestionClosedError, RoomBusyError
+from scheduler.postgres._roles import add_instructor, add_learner, install
+from scheduler.postgres._schema import INSTRUCTOR_ROLE, LEARNER_ROLE, SCHEMA, SCHEMA_VERSION
+from scheduler.postgres._store import PostgresStore
+from scheduler.postgres._version import NotInstalledError, SchemaTooOldError, schema_version
 
 __all__ = [
     "INSTRUCTOR_ROLE",

@@ -19,9 +19,9 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from course.bank import Option, Question
-from course.kinds import Kind
-from course.ratings import NAMES
+from course.bank._bank import Option, Question
+from course.bank._kinds import Kind
+from course.bank._ratings import NAMES
 from scheduler import Rating
 
 __all__ = [

@@ -40,8 +40,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from course.bank import Bank, Question
-from course.kinds import Kind
+from course.bank._bank import Bank, Question
+from course.bank._kinds import Kind
 
 __all__ = [
     "MAX_ANSWER_WORDS",

@@ -1,7 +1,7 @@
 """A classroom's shared store on PostgreSQL (psycopg 3): every learner's progress in one database, each row
 belonging to the database role that wrote it, each learner kept to their own rows by the server itself.
 
-``install(admin_url)`` (`scheduler._postgres_roles`) creates (or migrates) the schema, the roles
+``install(admin_url)`` (`scheduler.postgres._roles`) creates (or migrates) the schema, the roles
 ``course_learner`` and ``course_instructor`` and the row-level security policies; ``add_learner`` and
 ``add_instructor`` create login roles in those groups. ``PostgresStore.open(url)`` then opens a learner's
 store: the learner is the role the URL logs in as. It implements ``scheduler.Storage`` with the same records
@@ -9,9 +9,9 @@ and promises as the SQLite ``Store``: times leave as aware UTC datetimes to the 
 milliseconds), every write is one transaction serialized per learner (by locking the learner's own row of
 ``write_lock``, which nobody else can see or lock), ``snapshot()`` is one REPEATABLE READ READ ONLY
 transaction. Every transaction pins the search path and sets a lock timeout and a statement timeout
-(`scheduler._postgres_sql`); the store never deletes a row (learners may not: `scheduler._postgres_schema`).
+(`scheduler.postgres._sql`); the store never deletes a row (learners may not: `scheduler.postgres._schema`).
 
-Errors are StoreErrors, every psycopg error one of them (`scheduler._postgres_connection`):
+Errors are StoreErrors, every psycopg error one of them (`scheduler.postgres._connection`):
 StoreUnavailableError (no server, the connection lost, or no answer within the call's deadline,
 ``timeout_s``), StoreLockedError (a lock not granted within ``lock_timeout_ms``), StoreAccessError
 (``AccessDeniedError``: the role may not do that), StoreCorruptError (not a course database, or a damaged
@@ -22,57 +22,19 @@ it quotes none of it).
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import datetime
 from types import TracebackType
 from typing import Any
 
 import psycopg
 from psycopg import errors as pg_errors
-from psycopg.conninfo import make_conninfo
 
-from scheduler._errors import (
-    StoreCorruptError,
-    StoreError,
-    StoreNotFoundError,
-    StoreVersionError,
-)
+from scheduler._errors import StoreCorruptError, StoreError, StoreVersionError
 from scheduler._memory import Memory
-from scheduler._postgres_connection import (
-    CONNECT_TIMEOUT_S,
-    AccessDeniedError,
-    Deadline,
-    bulk_timeout,
-    connect,
-    connected,
-    describe,
-    login,
-    read_url,
-    timeout_of,
-    translate,
-    translated,
-)
-from scheduler._postgres_connection import first_line as _first_line
-from scheduler._postgres_merge import merge_decks, merge_practice, merge_reviews
-from scheduler._postgres_schema import (
-    APPLICATION,
-    SCHEMA,
-    SCHEMA_VERSION,
-    TABLE_COLUMNS,
-)
-from scheduler._postgres_sql import (
-    LOCK_TIMEOUT_MS,
-    REPORT_TIMEOUT_MS,
-    STATEMENT_TIMEOUT_MS,
-    local_settings,
-    read_once,
-    role_name_problem,
-    transaction,
-)
+from scheduler._merging import incoming
 from scheduler._records import (
     Answer,
     CardState,
@@ -93,25 +55,36 @@ from scheduler._rows import (
     STATE_CODES,
     STATES,
     card_from_row,
+    card_row,
     check_answer,
     check_id,
     check_time,
-    entry_key,
     read_settings,
+    replayed_cards,
     review_from_row,
     settings_change,
     stored_memory,
 )
 from scheduler._time import from_ms, require_aware, to_ms
+from scheduler.postgres._connection import (
+    CONNECT_TIMEOUT_S,
+    AccessDeniedError,
+    Deadline,
+    check_role_name,
+    connect,
+    describe,
+    first_line,
+    login,
+    timeout_of,
+    translate,
+    translated,
+)
+from scheduler.postgres._merge import merge
+from scheduler.postgres._schema import SCHEMA, SCHEMA_VERSION, TABLE_COLUMNS
+from scheduler.postgres._sql import STATEMENT_TIMEOUT_MS, local_settings, read_once, transaction
+from scheduler.postgres._version import NotInstalledError, SchemaTooOldError, read_version
 
-__all__ = [
-    "AccessDeniedError",
-    "NotInstalledError",
-    "PostgresStore",
-    "SchemaTooOldError",
-    "describe",
-    "schema_version",
-]
+__all__ = ["PostgresStore"]
 
 # Every query says so too, RLS aside: an instructor's (or an admin's) own store is theirs only. The column's
 # collation "C" (a role name's) lets this use the indexes.
@@ -124,63 +97,6 @@ _TAKE_WRITE_LOCK = (
 )
 
 
-class NotInstalledError(StoreNotFoundError):
-    """The database exists but the course's schema is not installed in it (``install`` does that)."""
-
-    def __init__(self, path: str | os.PathLike[str], detail: str) -> None:
-        self.detail = detail
-        StoreError.__init__(
-            self,
-            path,
-            f"{os.fspath(path)} has no course progress tables ({detail}); whoever runs the class database "
-            "installs them with scheduler.postgres.install(admin_url)",
-        )
-
-
-class SchemaTooOldError(StoreError):
-    """The database holds an older schema than this code's, which only ``install`` (an administrator) may
-    migrate."""
-
-    def __init__(self, path: str | os.PathLike[str], found: int, known: int) -> None:
-        self.found = found
-        self.known = known
-        super().__init__(
-            path,
-            f"{os.fspath(path)} has an older schema ({found}; this version uses {known}); whoever runs the "
-            "class database upgrades it with scheduler.postgres.install(admin_url)",
-        )
-
-
-def with_learner(url: str, learner: str | None) -> str:
-    """``url``, logging in as ``learner`` when it names no role (a URL that names one is left as it is).
-    AccessDeniedError for a name no learner can have (over 63 bytes: PostgreSQL would cut it to another)."""
-    if read_url(url).get("user") or learner is None:  # MalformedURLError for one that cannot be read
-        return url
-    _check_role_name(describe(url), learner)
-    return make_conninfo(url, user=learner)
-
-
-def _check_role_name(where: str, name: str) -> None:
-    problem = role_name_problem(name)
-    if problem is not None:
-        raise AccessDeniedError(where, f"{problem}; no learner of the class has it")
-
-
-def _card_row(card: CardState, due: int, log_seq: int) -> tuple[object, ...]:
-    return (
-        card.item_id,
-        CARD_STATE_CODES[card.state],
-        card.step,
-        card.stability,
-        card.difficulty,
-        due,
-        None if card.last_review is None else to_ms(card.last_review),
-        card.reps,
-        card.lapses,
-        log_seq,
-    )
-
-
 _PUT_CARD = (
     f"INSERT INTO {SCHEMA}.cards ({CARD_COLUMNS}, log_seq) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
     "ON CONFLICT (learner, item_id) DO UPDATE SET state = excluded.state, step = excluded.step, "
@@ -188,95 +104,6 @@ _PUT_CARD = (
     "last_review = excluded.last_review, reps = excluded.reps, lapses = excluded.lapses, "
     "log_seq = excluded.log_seq"
 )
-
-
-# Installing: the schema, the roles, the policies.
-
-
-def read_version(connection: psycopg.Connection[Any], where: str) -> int | None:
-    """The schema version installed (0: the version table and nothing else yet), None when the course is not
-    installed; StoreCorruptError for a ``course`` schema that is not ours."""
-    (namespace,) = connection.execute("SELECT to_regnamespace(%s) IS NOT NULL", (SCHEMA,)).fetchone() or (
-        False,
-    )
-    if not namespace:
-        return None
-    (table,) = connection.execute(
-        "SELECT to_regclass(%s) IS NOT NULL", (f"{SCHEMA}.course_schema",)
-    ).fetchone() or (False,)
-    if not table:
-        (others,) = connection.execute(
-            "SELECT count(*) FROM pg_class WHERE relnamespace = to_regnamespace(%s)", (SCHEMA,)
-        ).fetchone() or (0,)
-        if others:
-            raise StoreCorruptError(where, f"schema {SCHEMA} holds tables of another program")
-        return None
-    try:
-        rows = connection.execute(f"SELECT application, version FROM {SCHEMA}.course_schema").fetchall()
-    except (pg_errors.UndefinedColumn, pg_errors.DatatypeMismatch) as exc:
-        raise StoreCorruptError(where, f"its version table is not ours: {_first_line(exc)}") from exc
-    if len(rows) != 1 or rows[0][0] != APPLICATION or not isinstance(rows[0][1], int) or rows[0][1] < 0:
-        raise StoreCorruptError(where, f"its version table holds {rows!r}, not a course schema version")
-    return int(rows[0][1])
-
-
-def schema_version(url: str) -> int | None:
-    """The course schema version installed in the database at ``url`` (None when not installed)."""
-    where = describe(url)
-    with (
-        connected(url, where) as connection,
-        translated(where, LOCK_TIMEOUT_MS),
-        transaction(connection, lock_timeout_ms=LOCK_TIMEOUT_MS, read_only=True),
-    ):
-        return read_version(connection, where)
-
-
-@dataclass(frozen=True)
-class ClassRecords:
-    """What a class report reads, per learner: the answers in log order and when each item is due."""
-
-    answers: dict[str, list[Answer]]
-    due_times: dict[str, dict[str, datetime]]
-
-
-def class_records(url: str, *, lock_timeout_ms: int = LOCK_TIMEOUT_MS) -> ClassRecords:
-    """Every learner's answers and due times, read in one snapshot by a connection that may read the whole
-    class (an instructor's: row-level security shows a learner only their own rows, so a learner gets
-    theirs alone). Learners who enrolled but never answered have empty lists. A table lock not granted
-    within ``lock_timeout_ms`` (only an administrator can hold one against reading) is a StoreLockedError."""
-    where = describe(url)
-    with (
-        connected(url, where, bulk_timeout(url)) as connection,
-        translated(where, lock_timeout_ms),
-        transaction(
-            connection,
-            lock_timeout_ms=lock_timeout_ms,
-            statement_timeout_ms=REPORT_TIMEOUT_MS,
-            read_only=True,
-            repeatable=True,
-        ),
-    ):
-        if read_version(connection, where) is None:
-            raise NotInstalledError(where, f"no schema {SCHEMA}")
-        answers: dict[str, list[Answer]] = {
-            learner: []
-            for (learner,) in connection.execute(
-                f"SELECT DISTINCT learner FROM {SCHEMA}.decks ORDER BY learner".encode()
-            )
-        }
-        for learner, item_id, reviewed_at, rating, state in connection.execute(
-            f"SELECT learner, item_id, reviewed_at, rating, state_before FROM {SCHEMA}.review_log "
-            "ORDER BY learner, seq".encode()
-        ):
-            answers.setdefault(learner, []).append(
-                Answer(item_id, from_ms(reviewed_at), RATINGS[rating], STATES[state])
-            )
-        due: dict[str, dict[str, datetime]] = {learner: {} for learner in answers}
-        for learner, item_id, when in connection.execute(
-            f"SELECT learner, item_id, due FROM {SCHEMA}.cards".encode()
-        ):
-            due.setdefault(learner, {})[item_id] = from_ms(when)
-    return ClassRecords(answers, due)
 
 
 class PostgresStore:
@@ -337,7 +164,7 @@ class PostgresStore:
         role, store.database = login(url)
         for name in (role, learner):
             if name is not None:
-                _check_role_name(store.location, name)  # a role PostgreSQL would cut is nobody's
+                check_role_name(store.location, name)  # a role PostgreSQL would cut is nobody's
         try:
             with store._lock:
                 connection = store._connect()
@@ -385,7 +212,7 @@ class PostgresStore:
                 try:
                     connection.execute(f"SELECT {columns} FROM {SCHEMA}.{table} LIMIT 0".encode())
                 except (pg_errors.UndefinedTable, pg_errors.UndefinedColumn) as exc:
-                    raise StoreCorruptError(self.location, _first_line(exc)) from exc
+                    raise StoreCorruptError(self.location, first_line(exc)) from exc
 
     def _connected(self) -> psycopg.Connection[Any]:
         if self._closed:
@@ -513,7 +340,7 @@ class PostgresStore:
                 ),
             ).fetchone()
             assert row is not None
-            connection.execute(_PUT_CARD.encode(), _card_row(after, due, row[0]))
+            connection.execute(_PUT_CARD.encode(), card_row(after, row[0]))
         return Review(item_id, rating, at, duration_ms, from_ms(due))
 
     def _current(self, connection: psycopg.Connection[Any], item_id: str) -> CardState | None:
@@ -566,16 +393,12 @@ class PostgresStore:
         practice answers not present yet go in by time, every present row kept in its order; the due dates
         from each item's first new answer on are recomputed and every card rebuilt; a deck keeps its
         earliest date."""
-        fresh_answers = [entry_key(entry) for entry in answers]
-        fresh_practice = [entry_key(entry) for entry in practice]
-        dates = {check_id(deck, "deck"): to_ms(check_time(at, "at")) for deck, at in decks.items()}
+        given = incoming(answers, practice, decks)
         with self._write(1 + (len(answers) + len(practice)) / 500) as connection:  # a minute for 5,000
-            added, skipped = merge_reviews(connection, self.memory, fresh_answers)
-            if added:
+            plan = merge(connection, self.memory, given)
+            if plan.reviews is not None:
                 self._rebuild(connection)
-            added_practice, skipped_practice = merge_practice(connection, fresh_practice)
-            added_decks = merge_decks(connection, dates)
-        return Merged(added, added_practice, added_decks, skipped + skipped_practice)
+        return plan.merged
 
     def rebuild_cache(self) -> None:
         """Recompute every card of the learner's by replaying the log."""
@@ -589,16 +412,7 @@ class PostgresStore:
             f"SELECT seq, {REVIEW_COLUMNS} FROM {SCHEMA}.review_log WHERE {_MINE} "
             'ORDER BY item_id COLLATE "C", seq'.encode()
         ).fetchall()
-        cards = []
-        start = 0
-        while start < len(rows):
-            end = start
-            item_id = rows[start][1]
-            while end < len(rows) and rows[end][1] == item_id:
-                end += 1
-            card = self.memory.replay(item_id, [review_from_row(row[1:]) for row in rows[start:end]])
-            cards.append(_card_row(card, to_ms(card.due), rows[end - 1][0]))
-            start = end
+        cards = [card_row(card, seq) for card, seq in replayed_cards(self.memory, rows)]
         if cards:
             with connection.cursor() as cursor:
                 cursor.executemany(_PUT_CARD.encode(), cards)

@@ -9,7 +9,7 @@ between answers, so each of its steps (a right answer's intervals, a save, the s
 step that opens and closes it.
 
 A class database (a ``postgresql://`` URL in ``COURSE_DB``, or a store given whose location is one) comes
-with an outbox (`course.outbox`): what cannot be saved while the server is unreachable is kept there, and
+with an outbox (`course.progress`): what cannot be saved while the server is unreachable is kept there, and
 sent whenever a session takes the database (`hold`) or before the next answer is saved (`send_pending`). The
 outbox is the learner's in that class, however the URL is spelled (the role and the database it logs in to);
 files of the naming before are taken into it first, and nothing is sent to a store that logs in as another.
@@ -22,8 +22,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from course.outbox import OUTBOX_ERRORS, Kept, Outbox, Owner, legacy_paths, outbox_path
-from course.progress import (
+from course.progress._location import (
     SERVER_SCHEMES,
     db_path,
     learner_url,
@@ -33,6 +32,7 @@ from course.progress import (
     require_folder,
     server_url,
 )
+from course.progress._outbox import OUTBOX_ERRORS, Kept, Outbox, Owner, legacy_paths, outbox_path
 from scheduler import Storage, Store, StoreError, StoreUnavailableError
 
 __all__ = ["PROBLEMS", "StoreLike", "StoreSource"]

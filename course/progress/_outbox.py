@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from course.progress import default_path
+from course.progress._location import default_path
 from scheduler import LogEntry, Rating, Storage, StoreError, StoreUnavailableError
 
 __all__ = [

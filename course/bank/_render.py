@@ -12,7 +12,7 @@ import html
 import re
 from collections.abc import Callable
 
-__all__ = ["plain_text", "to_html"]
+__all__ = ["inline_html", "plain_text", "to_html"]
 
 _FENCE_CLOSE = re.compile(r"```[ \t]*")  # a whole line that closes a fenced code block
 # Spans are bounded in length (_SPAN characters), so that text full of unclosed markers ("**a **a ...") is
@@ -125,3 +125,11 @@ def plain_text(text: str) -> str:
     text = _BOLD.sub(r"\1", text)
     text = _ITALIC.sub(r"\1", text)
     return " ".join(text.replace("\\$", "$").split())
+
+
+def inline_html(text: str) -> str:
+    """Markdown to HTML without the paragraph around a one-paragraph text (for list entries)."""
+    rendered = to_html(text)
+    if rendered.startswith("<p>") and rendered.endswith("</p>") and rendered.count("<p>") == 1:
+        return rendered[3:-4]
+    return rendered

@@ -1,4 +1,4 @@
-"""`class_report_view()`: the instructor's class report in a notebook (`course.class_report`, as
+"""`class_report_view()`: the instructor's class report in a notebook (`course.classroom`, as
 ``python -m course class-report`` prints it), read from the class database as the instructor's role.
 
 Per lesson and per question, most missed first: the miss rate, the answers and how many learners gave them;
@@ -15,17 +15,13 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from course.bank import Bank, load_bank
-from course.class_report import ClassReport, class_report
-from course.class_session import REVISIT_AT, section_link
+from course.bank import Bank, inline_html, load_bank
+from course.classroom import REVISIT_AT, ClassReport, class_report, class_url, section_link
 from course.lessons import lesson_title
-from course.live import class_url
-from course.outlook import plural
-from course.progress import local_tz
+from course.progress import local_tz, plural
 from course.widgets._chrome import CHROME, ROOT_CLASS, STATUS_CLASS, view_bundle
 from course.widgets._clock import Clock, read_clock, real_clock
 from course.widgets._live_answer import NO_CLASS_DB
-from course.widgets._texts import inline_html
 from scheduler import StoreError
 
 __all__ = ["ClassReportWidget", "class_report_view", "report_html"]

@@ -3,7 +3,7 @@
 One deck, "Attention course", and one note type, "Attention course question" (fields Front, Back, Lesson,
 Id), both with fixed ids; each note's GUID is derived from its question id, so importing a newer export
 updates the notes of edited questions instead of adding copies. Text goes through the widgets' Markdown
-rendering (`course.widgets.to_html`: HTML escaped, ``$`` math kept), then the math delimiters become Anki's
+rendering (`course.bank.to_html`: HTML escaped, ``$`` math kept), then the math delimiters become Anki's
 MathJax ones: ``$...$`` -> ``\\(...\\)``, ``$$...$$`` -> ``\\[...\\]``. Retired questions are not questions
 of the bank, so they are never exported.
 """
@@ -22,10 +22,7 @@ from pathlib import Path
 
 import genanki  # type: ignore[import-untyped]
 
-from course.bank import Bank, Question
-from course.kinds import Kind
-from course.widgets import to_html
-from course.widgets._texts import inline_html
+from course.bank import Bank, Kind, Question, inline_html, to_html
 
 __all__ = [
     "DECK_ID",

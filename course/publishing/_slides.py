@@ -15,8 +15,8 @@ per kind of cell, so that a lesson's slides follow its structure:
 A heading can start a slide only where it starts a cell: `split_at_headings` splits a Markdown cell before
 every ``##`` heading that is not its first line (the part above keeps the cell's id; each new cell gets one
 of its own). `slide_types` computes the types, `mark_slides` writes them into a notebook (with the
-notebook-level RISE settings `RISE_SETTINGS`), and ``python -m course.slides NOTEBOOK...`` splits and marks
-notebooks in place.
+notebook-level RISE settings `RISE_SETTINGS`), and ``python -m course.publishing slides
+NOTEBOOK...`` splits notebooks in place.
 """
 
 from __future__ import annotations

@@ -1,15 +1,17 @@
 """Class review sessions: how many in the room got each question right, apart from any learner's schedule.
 
-A session is what `course.widgets.class_review` runs on the projector: questions asked to a room of ``room``
-people, and for each one the count who got it right. Sessions live in their own SQLite file (`sessions_path`:
-``--sessions``, else ``$COURSE_SESSIONS``, else ``class-sessions.sqlite3`` beside the per-user progress file),
-never in a progress file: a class's answers change nobody's review schedule.
+A class review is what `course.widgets.class_review` runs on the projector: questions asked to a room of
+``room`` people, and for each one the count who got it right. Class reviews live in their own SQLite file
+(`class_reviews_path`: ``--sessions``, else ``$COURSE_SESSIONS``, else ``class-sessions.sqlite3`` beside the
+per-user progress file; the older spelling kept so that nothing a class has recorded is lost), never in a
+progress file: a class's answers change nobody's review schedule.
 
-`report_lines` says what a session shows at its end and ``python -m course session-report`` prints: the
+`class_review_lines` says what a session shows at its end and ``python -m course session-report`` prints: the
 questions ranked by miss rate, and the lesson sections to revisit, with links to them.
 
 A file that is not a class-session file (corrupt, another program's, or from a newer course) is reported as a
-`SessionLogError` naming it, and left as it is; a file locked by another program is waited for, then reported.
+`ClassReviewLogError` naming it, and left as it is; a file locked by another program is waited for, then
+reported.
 """
 
 from __future__ import annotations
@@ -31,15 +33,15 @@ __all__ = [
     "ENV_VAR",
     "FILE_NAME",
     "REVISIT_AT",
-    "ClassSession",
+    "ClassReview",
+    "ClassReviewLog",
+    "ClassReviewLogError",
     "Missed",
-    "SessionLog",
-    "SessionLogError",
     "Tally",
+    "class_review_lines",
+    "class_reviews_path",
     "ranked",
-    "report_lines",
     "section_link",
-    "sessions_path",
     "to_revisit",
 ]
 
@@ -56,7 +58,7 @@ CREATE TABLE tally (session INTEGER NOT NULL REFERENCES session (id), question T
 """
 
 
-class SessionLogError(Exception):
+class ClassReviewLogError(Exception):
     """A class-session file that cannot be used; `path` names it. The file is left as it is."""
 
     def __init__(self, path: str | os.PathLike[str], message: str) -> None:
@@ -64,7 +66,7 @@ class SessionLogError(Exception):
         self.path = str(path)
 
 
-def sessions_path(cli_value: str | os.PathLike[str] | None = None) -> Path:
+def class_reviews_path(cli_value: str | os.PathLike[str] | None = None) -> Path:
     """The class-session file: `cli_value` (``--sessions``), else ``$COURSE_SESSIONS``, else beside the
     per-user progress file."""
     if cli_value is not None and str(cli_value) != "":
@@ -88,7 +90,7 @@ class Tally:
 
 
 @dataclass(frozen=True)
-class ClassSession:
+class ClassReview:
     """One class review: when it started, the room's size, the lessons asked from, the tallies in the order
     the questions were asked."""
 
@@ -99,26 +101,28 @@ class ClassSession:
     tallies: tuple[Tally, ...]
 
 
-class SessionLog:
-    """The class-session file, open. Use `SessionLog.open`; close it (or use ``with``)."""
+class ClassReviewLog:
+    """The class-session file, open. Use `ClassReviewLog.open`; close it (or use ``with``)."""
 
     def __init__(self, path: Path, connection: sqlite3.Connection) -> None:
         self.path = path
         self._db = connection
 
     @classmethod
-    def open(cls, path: str | os.PathLike[str], *, create: bool = True, timeout: float = 5.0) -> SessionLog:
-        """Open (with ``create``, create) the file at `path`; `SessionLogError` when it cannot be used.
+    def open(
+        cls, path: str | os.PathLike[str], *, create: bool = True, timeout: float = 5.0
+    ) -> ClassReviewLog:
+        """Open (with ``create``, create) the file at `path`; `ClassReviewLogError` when it cannot be used.
         `timeout`: how many seconds to wait for a file that another program has locked."""
         where = Path(path)
         if not create and not where.exists():
-            raise SessionLogError(where, "no class session has been recorded here yet")
+            raise ClassReviewLogError(where, "no class session has been recorded here yet")
         if create:
             where.parent.mkdir(parents=True, exist_ok=True)
         try:
             connection = sqlite3.connect(where, timeout=timeout, isolation_level=None)
         except sqlite3.Error as err:
-            raise SessionLogError(where, f"cannot be opened ({err})") from None
+            raise ClassReviewLogError(where, f"cannot be opened ({err})") from None
         try:
             _prepare(connection, where)
         except BaseException:
@@ -152,18 +156,18 @@ class SessionLog:
             )
         return Tally(question_id, right, room, at)
 
-    def sessions(self, last: int | None = None) -> list[ClassSession]:
+    def sessions(self, last: int | None = None) -> list[ClassReview]:
         """Every session, oldest first (with `last`, only the last ones)."""
         rows = self._read("SELECT id, started, room, lessons FROM session ORDER BY id")
         if last is not None:
             rows = rows[-last:] if last > 0 else []
         return [self._session(*row) for row in rows]
 
-    def _session(self, id_: int, started: str, room: int, lessons: str) -> ClassSession:
+    def _session(self, id_: int, started: str, room: int, lessons: str) -> ClassReview:
         tallies = self._read(
             "SELECT question, right, at FROM tally WHERE session = ? ORDER BY position", (id_,)
         )
-        return ClassSession(
+        return ClassReview(
             id_,
             _time(started),
             room,
@@ -181,7 +185,7 @@ class SessionLog:
         try:
             return list(self._db.execute(sql, parameters))
         except sqlite3.Error as err:
-            raise SessionLogError(self.path, f"cannot be read ({err})") from None
+            raise ClassReviewLogError(self.path, f"cannot be read ({err})") from None
 
     def _write(self) -> _Transaction:
         return _Transaction(self._db, self.path)
@@ -189,7 +193,7 @@ class SessionLog:
     def close(self) -> None:
         self._db.close()
 
-    def __enter__(self) -> SessionLog:
+    def __enter__(self) -> ClassReviewLog:
         return self
 
     def __exit__(
@@ -208,7 +212,7 @@ class _Transaction:
         try:
             self._db.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as err:
-            raise SessionLogError(self._path, f"cannot be written ({err})") from None
+            raise ClassReviewLogError(self._path, f"cannot be written ({err})") from None
 
     def __exit__(
         self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
@@ -219,10 +223,10 @@ class _Transaction:
                 return
             except sqlite3.Error as err:
                 self._db.execute("ROLLBACK")
-                raise SessionLogError(self._path, f"cannot be written ({err})") from None
+                raise ClassReviewLogError(self._path, f"cannot be written ({err})") from None
         self._db.execute("ROLLBACK")
         if isinstance(error, sqlite3.Error):
-            raise SessionLogError(self._path, f"cannot be written ({error})") from None
+            raise ClassReviewLogError(self._path, f"cannot be written ({error})") from None
 
 
 def _prepare(db: sqlite3.Connection, path: Path) -> None:
@@ -231,21 +235,23 @@ def _prepare(db: sqlite3.Connection, path: Path) -> None:
         version = db.execute("PRAGMA user_version").fetchone()[0]
         tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     except sqlite3.OperationalError as err:  # locked, or cannot be read
-        raise SessionLogError(path, f"cannot be read ({err})") from None
+        raise ClassReviewLogError(path, f"cannot be read ({err})") from None
     except sqlite3.DatabaseError as err:  # not an SQLite file at all
-        raise SessionLogError(path, f"is not a class-session file ({err}); it was left as it is") from None
+        raise ClassReviewLogError(
+            path, f"is not a class-session file ({err}); it was left as it is"
+        ) from None
     if version > _VERSION:
-        raise SessionLogError(
+        raise ClassReviewLogError(
             path, f"was written by a newer course (format {version}; this course reads {_VERSION}): upgrade"
         )
     if tables == {"session", "tally"} and version == _VERSION:
         return
     if tables:
-        raise SessionLogError(path, "is not a class-session file (other tables); it was left as it is")
+        raise ClassReviewLogError(path, "is not a class-session file (other tables); it was left as it is")
     try:
         db.executescript(f"BEGIN IMMEDIATE; {_SCHEMA} PRAGMA user_version = {_VERSION}; COMMIT;")
     except sqlite3.Error as err:
-        raise SessionLogError(path, f"cannot be written ({err})") from None
+        raise ClassReviewLogError(path, f"cannot be written ({err})") from None
 
 
 def _iso(at: datetime) -> str:
@@ -272,7 +278,7 @@ class Missed:
         return 1.0 - self.right / self.room
 
 
-def ranked(session: ClassSession, bank: Bank) -> list[Missed]:
+def ranked(session: ClassReview, bank: Bank) -> list[Missed]:
     """The session's questions, most missed first (ties in the order asked); questions no longer in the bank
     (retired) are left out."""
     asked = [(bank.get(t.question_id), t) for t in session.tallies]
@@ -294,7 +300,7 @@ def section_link(lesson: str, section: str) -> str:
     return f"{LESSONS[lesson][1]}#{section.replace(' ', '-')}"
 
 
-def report_lines(session: ClassSession, bank: Bank) -> list[str]:
+def class_review_lines(session: ClassReview, bank: Bank) -> list[str]:
     """What a session's end shows: the questions ranked by miss rate, and the sections to revisit."""
     rows = ranked(session, bank)
     when = session.started.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")

@@ -3,7 +3,7 @@
 A rule takes a value and gives the problem's message, or None when the value passes. A `Field` is a key
 with its rules, applied in order up to the first that fails: `LESSON` and `QUESTIONS` are a file's,
 `QUESTION_FIELDS` every question's, `OPTION_FIELDS` and `CORRECT` a choice option's. What depends on the
-kind of a question (its keys, and how they are read) is in the registry, `course.kinds.SPECS`. Every
+kind of a question (its keys, and how they are read) is in the registry, `course.bank.SPECS`. Every
 problem is reported as ``FILE: question 'ID': field 'F': message`` (see `course.bank` for the format).
 
 `check_bank` builds no records: it returns the fields of the valid questions (`Checked`), and
@@ -21,8 +21,8 @@ from datetime import date, datetime, time
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from course import _toml
-from course.kinds import KINDS, SPECS, Kind, KindFields
+from course.bank import _toml
+from course.bank._kinds import KINDS, SPECS, Kind, KindFields
 from course.lessons import QUIZ_LESSONS
 
 __all__ = ["Checked", "OptionFields", "check_bank", "unbalanced_math", "without_code"]
@@ -449,7 +449,7 @@ def _check_retired(
 
 
 class _Entry:
-    """A ``[[question]]`` table being checked, the problems found in it (`course.kinds.Entry`)."""
+    """A ``[[question]]`` table being checked, the problems found in it (`course.bank.Entry`)."""
 
     def __init__(self, table: dict[str, Any], file: str, label: str) -> None:
         self.table = table
@@ -520,7 +520,7 @@ def _question_fields(lesson: str | None) -> tuple[Field, ...]:
 
 
 def _read_kind(entry: _Entry, kind: Kind) -> KindFields:
-    """Refuse the keys of other kinds, then read this kind's fields (`course.kinds.SPECS`)."""
+    """Refuse the keys of other kinds, then read this kind's fields (`course.bank.SPECS`)."""
     spec = SPECS[kind]
     for key in KIND_KEYS:
         if key in entry and key not in spec.keys:

@@ -16,12 +16,12 @@ from dataclasses import dataclass
 from datetime import datetime, tzinfo
 
 from course.bank import Bank
-from course.class_session import REVISIT_AT, section_link
+from course.classroom._class_review import REVISIT_AT, section_link
 from course.lessons import lesson_title
-from course.outlook import plural
+from course.progress import plural
 from scheduler import Answer, Rating, State, day_numbers, due_counts
 
-__all__ = ["ClassReport", "LessonRow", "QuestionRow", "class_report", "report_lines"]
+__all__ = ["ClassReport", "LessonRow", "QuestionRow", "class_report", "class_report_lines"]
 
 DUE_DAYS = 7
 
@@ -138,7 +138,7 @@ def class_report(
     )
 
 
-def report_lines(report: ClassReport, limit: int = 10) -> list[str]:
+def class_report_lines(report: ClassReport, limit: int = 10) -> list[str]:
     """The report as text: the ``limit`` most missed questions, the lessons, the due load, retention, and
     the sections to revisit with their links."""
     if not report.learners:

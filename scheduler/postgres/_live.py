@@ -2,7 +2,7 @@
 it from their own kernel, the instructor's screen counts the answers as they arrive and then reveals.
 
 A `LiveRoom` is one connection, as whoever the URL logs in as. The server enforces who does what (row-level
-security, `scheduler._postgres_schema`): an instructor starts and runs their own sessions; learners read the
+security, `scheduler.postgres._schema`): an instructor starts and runs their own sessions; learners read the
 sessions and write their own answer to the question asked now, until it is revealed; an instructor reads every
 answer, a learner only their own. Live answers are kept in their own table: they change nobody's schedule.
 A session runs in a room (the instructor's own, named after their role, unless ``start`` names another): at
@@ -30,12 +30,12 @@ import psycopg
 from psycopg import errors as pg_errors
 
 from scheduler._errors import StoreError, StoreVersionError
-from scheduler._postgres import NotInstalledError, SchemaTooOldError, read_version
-from scheduler._postgres_connection import AccessDeniedError, Deadline, connect, describe, timeout_of
-from scheduler._postgres_connection import translated as translated_errors
-from scheduler._postgres_schema import ANSWER_PATTERN, LIVE_COLUMNS, MAX_ANSWER, SCHEMA, SCHEMA_VERSION
-from scheduler._postgres_sql import LOCK_TIMEOUT_MS, transaction
 from scheduler._time import from_ms, require_aware, to_ms
+from scheduler.postgres._connection import AccessDeniedError, Deadline, connect, describe, timeout_of
+from scheduler.postgres._connection import translated as translated_errors
+from scheduler.postgres._schema import ANSWER_PATTERN, LIVE_COLUMNS, MAX_ANSWER, SCHEMA, SCHEMA_VERSION
+from scheduler.postgres._sql import LOCK_TIMEOUT_MS, transaction
+from scheduler.postgres._version import NotInstalledError, SchemaTooOldError, read_version
 
 __all__ = ["MAX_ROOM", "LiveAnswers", "LiveRoom", "LiveState", "QuestionClosedError", "RoomBusyError"]
 

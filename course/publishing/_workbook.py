@@ -60,7 +60,7 @@ MANIFEST = ".workbook.json"
 UPDATED = ".updated"
 DEFAULT_DIR = Path("workbook")
 WELCOME = "00-welcome.ipynb"
-INSTRUCTOR_DIR = Path(__file__).resolve().parent.parent / "notebooks"
+INSTRUCTOR_DIR = Path(__file__).resolve().parents[2] / "notebooks"
 
 
 class WorkbookError(Exception):

@@ -1,6 +1,6 @@
 """Installing the classroom database and adding its roles, as its administrator.
 
-``install`` creates or migrates the schema (`scheduler._postgres_schema`), the groups ``course_learner`` and
+``install`` creates or migrates the schema (`scheduler.postgres._schema`), the groups ``course_learner`` and
 ``course_instructor`` (NOLOGIN, NOINHERIT, members of nothing: a learner acting as the group writes nothing,
 and gains nothing granted to it), the grants and the policies; it also takes away what every role may do by
 default and a learner should not (create objects in schema ``public``, temporary tables; as a superuser, also
@@ -8,7 +8,7 @@ see who is online and the tables' activity, create large objects), and warns abo
 ``add_learner`` and ``add_instructor`` create login roles in those groups, or set a new password for one of
 their own; they refuse any other role of that name (a superuser, a group, a role with any other privilege or
 membership) and any name PostgreSQL would cut. Every statement runs with the search path pinned and a lock
-timeout (`scheduler._postgres_sql`): a learner's open transaction makes install give up, not the class wait.
+timeout (`scheduler.postgres._sql`): a learner's open transaction makes install give up, not the class wait.
 """
 
 from __future__ import annotations
@@ -22,9 +22,8 @@ from psycopg import errors as pg_errors
 from psycopg import sql
 
 from scheduler._errors import StoreCorruptError, StoreVersionError
-from scheduler._postgres import NotInstalledError, read_version
-from scheduler._postgres_connection import bulk_timeout, connected, describe, password_clause, translated
-from scheduler._postgres_schema import (
+from scheduler.postgres._connection import bulk_timeout, connected, describe, password_clause, translated
+from scheduler.postgres._schema import (
     APPLICATION,
     GROUPS,
     INSTRUCTOR_ROLE,
@@ -35,7 +34,8 @@ from scheduler._postgres_schema import (
     grant_statements,
     policies,
 )
-from scheduler._postgres_sql import REPORT_TIMEOUT_MS, role_name_problem, transaction
+from scheduler.postgres._sql import REPORT_TIMEOUT_MS, role_name_problem, transaction
+from scheduler.postgres._version import NotInstalledError, read_version
 
 __all__ = ["INSTALL_LOCK_TIMEOUT_MS", "add_instructor", "add_learner", "install"]
 

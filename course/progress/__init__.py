@@ -1,0 +1,76 @@
+"""A learner's progress: where it lives (`db_path`, `open_store`), the store source that opens it for a
+session, the outbox that keeps a class database's answers through an outage, the `Keeper` every answer goes
+through, the progress file (export and import) and the outlook texts (what is due, what was done).
+"""
+
+from __future__ import annotations
+
+from course.progress._calibration import calibration_report
+from course.progress._file import Progress, ProgressFileError, lines, read_progress
+from course.progress._keeping import Keeper, QuizSave
+from course.progress._location import (
+    db_path,
+    default_path,
+    items,
+    learner_url,
+    local_tz,
+    open_store,
+    path_source,
+    server_url,
+)
+from course.progress._outbox import OUTBOX_ERRORS, Kept, note_for, sent_note, waiting_note
+from course.progress._outlook import (
+    LimitOptions,
+    Outlook,
+    due_again,
+    due_day,
+    due_in,
+    interval,
+    lesson_label,
+    next_steps,
+    outlook,
+    parameters_text,
+    plural,
+    progress_report,
+    retention_text,
+)
+from course.progress._source import PROBLEMS, StoreLike, StoreSource
+
+__all__ = [
+    "OUTBOX_ERRORS",
+    "PROBLEMS",
+    "Keeper",
+    "Kept",
+    "LimitOptions",
+    "Outlook",
+    "Progress",
+    "ProgressFileError",
+    "QuizSave",
+    "StoreLike",
+    "StoreSource",
+    "calibration_report",
+    "db_path",
+    "default_path",
+    "due_again",
+    "due_day",
+    "due_in",
+    "interval",
+    "items",
+    "learner_url",
+    "lesson_label",
+    "lines",
+    "local_tz",
+    "next_steps",
+    "note_for",
+    "open_store",
+    "outlook",
+    "parameters_text",
+    "path_source",
+    "plural",
+    "progress_report",
+    "read_progress",
+    "retention_text",
+    "sent_note",
+    "server_url",
+    "waiting_note",
+]

@@ -1,0 +1,15 @@
+"""What the course is published as: the learner's workbook, the slide layout, the study times and the Anki
+deck.
+"""
+
+from __future__ import annotations
+
+from course.publishing._anki import write_package
+from course.publishing._workbook import WorkbookError, lab_command, write_workbook
+
+__all__ = [
+    "WorkbookError",
+    "lab_command",
+    "write_package",
+    "write_workbook",
+]
