@@ -1,6 +1,6 @@
-"""``python -m course``: see `course.terminal.cli`."""
+"""``python -m course``: see `course.terminal`."""
 
-from course.terminal.cli import main
+from course.terminal import main
 
 if __name__ == "__main__":
     raise SystemExit(main())

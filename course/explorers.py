@@ -22,7 +22,7 @@ from numpy.typing import ArrayLike
 
 from course.attention import causal_mask, padding_mask, softmax
 from course.plots import FONT_SIZE, MAX_WIDTH_IN, OKABE_ITO, attention_heatmap
-from course.widgets._explorer import Drawn, Explorer
+from course.widgets import Drawn, Explorer
 
 __all__ = [
     "AVERAGE",

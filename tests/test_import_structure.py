@@ -1,15 +1,57 @@
 """The import structure of ``course`` and ``scheduler``: no cycles, ``scheduler`` independent of ``course``,
-and no module reading another module's private names. Importing a private *module* (``course.bank``) is
-fine: its public names are the package's internal API."""
+no module reading another module's private names, and the house's wings: each entered only through its
+``__init__`` from outside it, and no arrow from a lower floor to a higher one. Inside a wing, importing a
+private *module* (``course.bank._kinds``) is fine: its public names are the wing's internal API."""
 
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("course", "scheduler")
+
+# The wings of `course`, each a package entered through its __init__ (`checkers` and `widgets` are the
+# notebooks' own, at the root; `scheduler.postgres` is the classroom's store).
+WINGS = (
+    "course.bank",
+    "course.checkers",
+    "course.classroom",
+    "course.progress",
+    "course.publishing",
+    "course.terminal",
+    "course.widgets",
+    "scheduler.postgres",
+)
+# The floors, lowest first: a module imports only from its own floor or those below (its own floor: within
+# a wing, or the lesson maths among themselves). A new module is given its floor here.
+FLOORS = (
+    ("scheduler",),
+    ("scheduler.postgres",),
+    (  # what the lessons import: the maths, its checkers, the figures, the lesson list
+        "course.attention",
+        "course.block",
+        "course.checkers",
+        "course.diagrams",
+        "course.efficient",
+        "course.grouped",
+        "course.lessons",
+        "course.log_space",
+        "course.plots",
+        "course.positions",
+        "course.seq2seq",
+    ),
+    ("course.bank",),
+    ("course.progress",),
+    ("course.classroom",),
+    ("course.publishing",),
+    ("course.widgets", "course.explorers"),
+    ("course.terminal",),
+    ("course", "course.__main__", "course.outlook"),  # the lazy front door, `python -m course`, a stand-in
+)
 
 
 def _modules() -> dict[str, Path]:
@@ -189,3 +231,97 @@ def test_only_the_postgres_store_imports_psycopg() -> None:
             reached.add(module)
             stack.extend(graph[module])
     assert not ({"scheduler.postgres", *importers} & reached)
+
+
+def _room(module: str) -> str:
+    """The entry of `FLOORS` that `module` belongs to: the longest that is it or a package above it."""
+    rooms = [room for floor in FLOORS for room in floor if module == room or module.startswith(room + ".")]
+    assert rooms, f"{module} is on no floor: give it one in FLOORS"
+    return max(rooms, key=len)
+
+
+def _floor(module: str) -> int:
+    room = _room(module)
+    return next(level for level, floor in enumerate(FLOORS) if room in floor)
+
+
+def _all_imports() -> Iterator[tuple[str, str]]:
+    """(importer, imported module) for every import of one of our modules, type-checking ones included."""
+    for name, tree in TREES.items():
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                for module, _ in _imports(name, node):
+                    if module != name:
+                        yield name, module
+
+
+def test_the_course_root_keeps_what_the_notebooks_import() -> None:
+    root = sorted(name for name in MODULES if name.startswith("course.") and name.count(".") == 1)
+    assert root == [
+        "course.__main__",
+        "course.attention",
+        "course.bank",
+        "course.block",
+        "course.checkers",
+        "course.classroom",
+        "course.diagrams",
+        "course.efficient",
+        "course.explorers",
+        "course.grouped",
+        "course.lessons",
+        "course.log_space",
+        "course.outlook",
+        "course.plots",
+        "course.positions",
+        "course.progress",
+        "course.publishing",
+        "course.seq2seq",
+        "course.terminal",
+        "course.widgets",
+    ]
+    assert all(MODULES[wing].name == "__init__.py" for wing in WINGS)
+
+
+def test_every_module_has_a_floor() -> None:
+    assert [
+        name for name in MODULES if not any(name == r or name.startswith(r + ".") for f in FLOORS for r in f)
+    ] == []
+
+
+def test_a_wing_is_entered_only_through_its_init() -> None:
+    """From outside a wing, only the wing itself is imported, never one of its modules."""
+    inner = sorted(
+        {
+            f"{importer} imports {module}"
+            for importer, module in _all_imports()
+            for wing in WINGS
+            if module.startswith(wing + ".") and not (importer == wing or importer.startswith(wing + "."))
+        }
+    )
+    assert inner == []
+
+
+def test_no_arrow_goes_up_a_floor() -> None:
+    upward = sorted(
+        f"{importer} (floor {_floor(importer)}) imports {module} (floor {_floor(module)})"
+        for importer, module in _all_imports()
+        if _floor(module) > _floor(importer)
+    )
+    assert upward == []
+
+
+def test_the_floor_check_finds_an_arrow_up() -> None:
+    assert _floor("course.bank._kinds") == _floor("course.bank") < _floor("course.progress._keeping")
+    assert _room("course.widgets._quiz") == "course.widgets"
+
+
+def test_the_bank_progress_classroom_and_terminal_load_no_ipywidgets_torch_or_matplotlib() -> None:
+    """The renderer is the bank's, so the terminal and the Anki export never load the notebook's widgets."""
+    code = (
+        "import sys, course.bank, course.progress, course.classroom, course.terminal.cli; "
+        "print(sorted(m for m in ('ipywidgets', 'torch', 'matplotlib', 'psycopg') if m in sys.modules))"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    assert loaded.stdout == "[]\n"

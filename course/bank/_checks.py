@@ -19,13 +19,13 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, time
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
-from course.bank import _toml
-from course.bank._kinds import KINDS, SPECS, Kind, KindFields
+from course.bank._kinds import KINDS, SPECS, Kind, KindFields, OptionFields
+from course.bank._toml import TOMLDecodeError, loads
 from course.lessons import QUIZ_LESSONS
 
-__all__ = ["Checked", "OptionFields", "check_bank", "unbalanced_math", "without_code"]
+__all__ = ["Checked", "check_bank", "unbalanced_math", "without_code"]
 
 Rule = Callable[[Any], str | None]
 """A check of one value: the problem's message, or None."""
@@ -50,14 +50,6 @@ _TYPE_NAMES: tuple[tuple[type | tuple[type, ...], str], ...] = (
 def type_name(value: object) -> str:
     """The TOML name of `value`'s type, as problems name it: ``integer``, ``array``, ``table``..."""
     return next((name for kind, name in _TYPE_NAMES if isinstance(value, kind)), type(value).__name__)
-
-
-class OptionFields(NamedTuple):
-    """A valid option's fields, in the order of `course.bank.Option`'s."""
-
-    text: str
-    correct: bool
-    why: str
 
 
 @dataclass(frozen=True)
@@ -398,10 +390,10 @@ def _read_table(path: Path, report: Report) -> dict[str, Any] | None:
         report(None, f"cannot read the file ({_reason(err)})")
         return None
     try:
-        return _toml.loads(content.decode("utf-8").removeprefix("\N{BYTE ORDER MARK}"))
+        return loads(content.decode("utf-8").removeprefix("\N{BYTE ORDER MARK}"))
     except UnicodeDecodeError as err:
         report(None, f"not UTF-8 text: {err}")
-    except _toml.TOMLDecodeError as err:
+    except TOMLDecodeError as err:
         report(None, f"not valid TOML: {err}")
     return None
 

@@ -14,12 +14,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import TYPE_CHECKING, Protocol
+from typing import NamedTuple, Protocol
 
-if TYPE_CHECKING:
-    from course.bank._checks import OptionFields
-
-__all__ = ["KINDS", "SPECS", "Entry", "Kind", "KindFields", "KindSpec"]
+__all__ = ["KINDS", "SPECS", "Entry", "Kind", "KindFields", "KindSpec", "OptionFields"]
 
 
 class Kind(str, Enum):
@@ -62,6 +59,14 @@ class Entry(Protocol):
     def options(self) -> tuple[OptionFields, ...]:
         """The ``options`` array: 2 to 6 valid options, exactly one right (empty after any problem)."""
         ...
+
+
+class OptionFields(NamedTuple):
+    """A valid option's fields, in the order of `course.bank.Option`'s."""
+
+    text: str
+    correct: bool
+    why: str
 
 
 @dataclass(frozen=True)

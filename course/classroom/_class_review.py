@@ -1,4 +1,4 @@
-"""Class review sessions: how many in the room got each question right, apart from any learner's schedule.
+"""Class reviews: how many in the room got each question right, apart from any learner's schedule.
 
 A class review is what `course.widgets.class_review` runs on the projector: questions asked to a room of
 ``room`` people, and for each one the count who got it right. Class reviews live in their own SQLite file
@@ -6,8 +6,8 @@ A class review is what `course.widgets.class_review` runs on the projector: ques
 per-user progress file; the older spelling kept so that nothing a class has recorded is lost), never in a
 progress file: a class's answers change nobody's review schedule.
 
-`class_review_lines` says what a session shows at its end and ``python -m course session-report`` prints: the
-questions ranked by miss rate, and the lesson sections to revisit, with links to them.
+`class_review_lines` says what a class review shows at its end and ``python -m course session-report``
+prints: the questions ranked by miss rate, and the lesson sections to revisit, with links to them.
 
 A file that is not a class-session file (corrupt, another program's, or from a newer course) is reported as a
 `ClassReviewLogError` naming it, and left as it is; a file locked by another program is waited for, then

@@ -22,11 +22,14 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING
 
 from course.bank import LETTERS, Bank, Kind, Presentation, Question, answer_text
 from course.classroom._class_review import ClassReview, Tally
 from course.progress import learner_url, server_url
+
+if TYPE_CHECKING:  # psycopg: only for a class database, and only the types here
+    from scheduler.postgres import LiveRoom, LiveState
 
 __all__ = [
     "LIVE_KINDS",
@@ -64,12 +67,12 @@ def class_url(db: str | None = None) -> str | None:
     return None if url is None else learner_url(url)
 
 
-def open_room(url: str) -> Any:
+def open_room(url: str) -> LiveRoom:
     """A `scheduler.postgres.LiveRoom` on the class database at `url` (a ``StoreError`` if it cannot be
     used)."""
-    from scheduler.postgres import LiveRoom  # psycopg: only for a class database
+    from scheduler.postgres import LiveRoom as Room  # psycopg: only for a class database
 
-    return LiveRoom.open(url)
+    return Room.open(url)
 
 
 def live_questions(bank: Bank, lessons: Sequence[str]) -> list[Question]:
@@ -137,7 +140,7 @@ def room_of(room: str | None = None) -> str | None:
     return os.environ.get(ROOM_VAR) or None
 
 
-def rooms_text(running: Sequence[Any]) -> str:
+def rooms_text(running: Sequence[LiveState]) -> str:
     """What a learner who has chosen no room is told while several sessions run (`running`: their
     `LiveState`s, by room)."""
     listed = ", ".join(f"room “{state.room}” ({state.instructor}: {state.title})" for state in running)

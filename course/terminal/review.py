@@ -65,7 +65,7 @@ def review(
     keeper.start()
     for note in keeper.notes():  # answers an earlier session kept, sent now
         console.say(note)
-    store = keeper  # on a class database: keeps what the server cannot take
+    store = keeper  # every answer goes through it; on a class database it keeps what the server cannot take
     session = Session(store, items, start, tz, limits)
     if not session.remaining:
         console.say(_whats_next(store, items, start, tz, limits, answered=False))

@@ -19,6 +19,7 @@ from __future__ import annotations
 from course.widgets._class_report_view import ClassReportWidget, class_report_view
 from course.widgets._class_review import ClassReviewWidget, class_review
 from course.widgets._cram import PRACTICE_NOTE, CramWidget, cram
+from course.widgets._explorer import Drawn, Explorer
 from course.widgets._live_answer import NO_CLASS_DB, LiveAnswerWidget, live
 from course.widgets._live_projector import LiveProjectorWidget, live_projector
 from course.widgets._quiz import QuizWidget, quiz
@@ -31,6 +32,8 @@ __all__ = [
     "ClassReportWidget",
     "ClassReviewWidget",
     "CramWidget",
+    "Drawn",
+    "Explorer",
     "LiveAnswerWidget",
     "LiveProjectorWidget",
     "QuizWidget",

@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 from collections.abc import Callable
 from datetime import datetime, timedelta, tzinfo
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 
@@ -23,6 +23,9 @@ from course.widgets._chrome import CHROME, ROOT_CLASS, STATUS_CLASS, view_bundle
 from course.widgets._clock import Clock, read_clock, real_clock
 from course.widgets._live_answer import NO_CLASS_DB
 from scheduler import StoreError
+
+if TYPE_CHECKING:  # psycopg: only for a class database, and only the types here
+    from scheduler.postgres import ClassRecords
 
 __all__ = ["ClassReportWidget", "class_report_view", "report_html"]
 
@@ -40,7 +43,7 @@ class ClassReportWidget:
         self,
         *,
         db: str | None = None,
-        read: Callable[[], Any] | None = None,
+        read: Callable[[], ClassRecords] | None = None,
         top: int = 10,
         clock: Clock | None = None,
         tz: tzinfo | None = None,
@@ -102,7 +105,7 @@ class ClassReportWidget:
         shown = at.astimezone(self.tz).strftime("%H:%M")
         self.status.value = f"<p>Class report read at {shown}: {plural(self.report.learners, 'learner')}.</p>"
 
-    def _records(self) -> Any:
+    def _records(self) -> ClassRecords:
         if self._read is not None:
             return self._read()
         from scheduler.postgres import class_records  # psycopg: only for a class database

@@ -19,7 +19,7 @@ from __future__ import annotations
 import html
 import threading
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 
@@ -45,6 +45,9 @@ from course.widgets._texts import html_text
 from course.widgets._typed import TypedAnswer
 from scheduler import StoreError, StoreUnavailableError
 
+if TYPE_CHECKING:  # psycopg: only for a class database, and only the types here
+    from scheduler.postgres import LiveRoom, LiveState
+
 __all__ = ["NO_CLASS_DB", "LiveAnswerWidget", "live"]
 
 NO_CLASS_DB = (
@@ -69,7 +72,7 @@ class LiveAnswerWidget:
         *,
         db: str | None = None,
         session: int | None = None,
-        room: Any = None,
+        room: LiveRoom | None = None,
         room_name: str | None = None,
         clock: Clock | None = None,
         every: float | None = 1.0,
@@ -78,16 +81,17 @@ class LiveAnswerWidget:
     ) -> None:
         self.bank = bank or load_bank()
         self.background = every is not None if background is None else background
+        self._unusable: StoreError | None = None  # why the class database cannot be used, if it cannot
         try:
             self.url = None if room is not None else class_url(db)
         except StoreError as err:  # a learner's name the class database cannot have: said below
-            self.url, room = None, _Unusable(err)
+            self.url, self._unusable = None, err
         self.room = room
         self.follow = session
         self.joined = room_name  # the room followed (None: not chosen yet)
         self._choosing: tuple[tuple[str, str, str], ...] = ()  # the rooms offered, while several run
         self.clock = clock or real_clock
-        self.state: Any = None  # the scheduler.postgres.LiveState shown
+        self.state: LiveState | None = None  # the session shown
         self.question: Question | None = None
         self.presentation: Presentation | None = None
         self.mine: str | None = None  # this learner's answer to the question shown, as recorded
@@ -151,7 +155,9 @@ class LiveAnswerWidget:
     def _now(self) -> datetime:
         return read_clock(self.clock)
 
-    def _room(self) -> Any:
+    def _room(self) -> LiveRoom:
+        if self._unusable is not None:
+            raise self._unusable
         if self.room is None:
             assert self.url is not None
             self.room = open_room(self.url)
@@ -181,7 +187,7 @@ class LiveAnswerWidget:
                 )
             return True
 
-    def _look(self, room: Any) -> Any:
+    def _look(self, room: LiveRoom) -> LiveState | None:
         """The session followed now: the one named; else the one running in the room joined; else (no room
         chosen) the one session running, whose room is joined from now on. None while there is none, or while
         several run and the learner has not chosen (they are offered)."""
@@ -197,7 +203,7 @@ class LiveAnswerWidget:
         self._offer(tuple(running))
         return None
 
-    def _offer(self, running: tuple[Any, ...]) -> None:
+    def _offer(self, running: tuple[LiveState, ...]) -> None:
         """Show the rooms of the sessions `running` (several), each with a button that joins it; () when
         there is nothing to choose (any more)."""
         offered = tuple((state.room, state.instructor, state.title) for state in running)
@@ -226,7 +232,7 @@ class LiveAnswerWidget:
         if self.poller is None:
             self.refresh()
 
-    def _follow(self, room: Any, state: Any) -> None:
+    def _follow(self, room: LiveRoom, state: LiveState | None) -> None:
         if state is None:
             if self.state is None or self.state.session in self.ended:
                 return
@@ -276,12 +282,12 @@ class LiveAnswerWidget:
         self.answer_area.children = ()
         self.feedback.value = ""
 
-    def _started(self, state: Any) -> None:
+    def _started(self, state: LiveState) -> None:
         self.header.value = f"<h3>Live class review: {html.escape(state.title)}</h3>"
         self.prompt.value = "<p>The session has started: the first question comes in a moment.</p>"
 
-    def _show(self, room: Any, state: Any) -> None:
-        self.question = self.bank.get(state.item_id)
+    def _show(self, room: LiveRoom, state: LiveState) -> None:
+        self.question = None if state.item_id is None else self.bank.get(state.item_id)
         self.revealed = False
         self.pending = None
         self.option_buttons, self.number_input = [], None
@@ -360,7 +366,7 @@ class LiveAnswerWidget:
             sender.join(timeout)
         return sender is None or not sender.is_alive()
 
-    def _deliver_later(self, state: Any, answer: str, label: str, at: datetime) -> None:
+    def _deliver_later(self, state: LiveState, answer: str, label: str, at: datetime) -> None:
         with self._lock:
             if self.sending != answer:
                 return  # a later click's answer replaced it
@@ -370,7 +376,7 @@ class LiveAnswerWidget:
                 if self.sending == answer:
                     self.sending = None
 
-    def _deliver(self, state: Any, answer: str, label: str, at: datetime) -> None:
+    def _deliver(self, state: LiveState, answer: str, label: str, at: datetime) -> None:
         """Send `answer` to the question `state` shows, and say what became of it (holding `_lock`)."""
         from scheduler.postgres import QuestionClosedError
 
@@ -395,7 +401,7 @@ class LiveAnswerWidget:
         self._mark_mine()
         self._announce(html_text(self.notice.value))
 
-    def _send_pending(self, room: Any) -> None:
+    def _send_pending(self, room: LiveRoom) -> None:
         from scheduler.postgres import QuestionClosedError
 
         if self.sending is not None:  # an answer being sent now replaces the one kept
@@ -427,7 +433,7 @@ class LiveAnswerWidget:
             self.number_input.value = chosen
 
     # -- the reveal and the end ---------------------------------------------------------------------------
-    def _reveal(self, state: Any) -> None:
+    def _reveal(self, state: LiveState) -> None:
         self.revealed = True
         for button in self.option_buttons:
             button.disabled = True
@@ -466,19 +472,6 @@ class LiveAnswerWidget:
     def _announce(self, text: str) -> None:
         self.status.value = ""
         self.status.value = f"<p>{html.escape(text)}</p>"
-
-
-class _Unusable:
-    """A room that cannot be opened: every use raises the `StoreError` that says why."""
-
-    def __init__(self, problem: StoreError) -> None:
-        self.problem = problem
-
-    def __getattr__(self, name: str) -> Any:
-        raise self.problem
-
-    def close(self) -> None:
-        pass
 
 
 def live(

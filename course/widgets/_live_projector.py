@@ -17,7 +17,7 @@ import random
 import threading
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 
@@ -40,6 +40,9 @@ from course.widgets._live_answer import NO_CLASS_DB
 from course.widgets._poller import Poller
 from course.widgets._projector import CLASS_CLASS, projector_chrome
 from scheduler import StoreError
+
+if TYPE_CHECKING:  # psycopg: only for a class database, and only the types here
+    from scheduler.postgres import LiveAnswers, LiveRoom, LiveState
 
 __all__ = ["LiveProjectorWidget", "live_projector"]
 
@@ -71,7 +74,7 @@ class LiveProjectorWidget:
         lessons: Sequence[str],
         *,
         db: str | None = None,
-        room: Any = None,
+        room: LiveRoom | None = None,
         room_name: str | None = None,
         title: str | None = None,
         clock: Clock | None = None,
@@ -91,7 +94,7 @@ class LiveProjectorWidget:
         self.clock = clock or real_clock
         self.rng = rng or random.Random()
         self.every = every
-        self.state: Any = None  # the scheduler.postgres.LiveState asked now
+        self.state: LiveState | None = None  # the session asked now
         self.index = -1
         self.presentation: Presentation | None = None
         self.counts: dict[str, int] = {}
@@ -180,7 +183,7 @@ class LiveProjectorWidget:
             f", or {call} while other rooms run sessions too." if call else f", in {named}."
         )
 
-    def _room(self) -> Any:
+    def _room(self) -> LiveRoom:
         if self.room is None:
             assert self.url is not None
             self.room = open_room(self.url)
@@ -208,6 +211,7 @@ class LiveProjectorWidget:
     def _ask(self, index: int) -> None:
         question = self.questions[index]
         presentation = present(question, self.rng)
+        assert self.state is not None  # a question is asked in a session started
         try:
             self.state = self._room().ask(
                 self.state.session, question.id, self._now(), layout_text(presentation)
@@ -243,7 +247,7 @@ class LiveProjectorWidget:
             self._draw()
             return True
 
-    def _counted(self, answers: Any) -> dict[str, int]:
+    def _counted(self, answers: LiveAnswers) -> dict[str, int]:
         """The answers to the question asked now that it can have (`course.classroom.counted`); none before a
         question is shown."""
         if self.presentation is None:
@@ -333,7 +337,7 @@ class LiveProjectorWidget:
         running = self.state is not None and not self.state.ended
         ready = self.url is not None or self.room is not None
         self.start_button.disabled = not ready or self.state is not None
-        self.reveal_button.disabled = not running or bool(self.state.revealed)
+        self.reveal_button.disabled = self.state is None or self.state.ended or self.state.revealed
         self.next_button.disabled = not running
         self.end_button.disabled = not running
         last = self.index + 1 >= len(self.questions)
