@@ -1,8 +1,8 @@
 """The storage interface: what serving and statistics need from a learner's store, in the package's records.
 
 ``Store`` (SQLite) implements it; another store (e.g. a classroom server) implements the same methods and
-passes ``tests/test_store_contract.py``. Every time is an aware UTC datetime, every state a ``State``; what a
-store keeps underneath (integer milliseconds, integer codes) never leaves it.
+passes ``tests/scheduler/test_store_contract.py``. Every time is an aware UTC datetime, every state a
+``State``; what a store keeps underneath (integer milliseconds, integer codes) never leaves it.
 """
 
 from __future__ import annotations

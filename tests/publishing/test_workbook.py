@@ -46,7 +46,7 @@ TWO_REGIONS = (
     "_ = check(f)"
 )
 MARKDOWN = "Write your code between the markers:\n\n    ### BEGIN SOLUTION\n    ...\n    ### END SOLUTION"
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 # What only the course's tools read (nbval, the formatter), in a code cell's lines.
 TOOL_MARKER = re.compile(r"NBVAL_|PYTEST_VALIDATE|# fmt: (skip|off|on)")
 
@@ -363,7 +363,7 @@ def test_the_readme_command_opens_the_welcome_with_the_course_folder_in_the_file
 ) -> None:
     """JupyterLab started with the README's command, in a sandbox, opens what it opens for a learner: the
     browser is handed the page JupyterLab asks it to open (through ``ServerApp.browser``)."""
-    from test_browser import require_browser
+    from browser.test_first_day import require_browser
 
     require_browser()
     from browser import chromium

@@ -37,7 +37,7 @@ from course.plots import (
     variance_curve,
 )
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/svg+xml")
 

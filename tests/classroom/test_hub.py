@@ -8,8 +8,8 @@ read from the class database (a real PostgreSQL), counts all three.
 Needs JupyterHub (requirements-test.txt), configurable-http-proxy (npm; `.ci/run` installs it on CI), the
 system Chromium with the playwright package, and PostgreSQL: see tests/hub_server.py, tests/browser/ and
 tests/postgres_server.py. Without them the test is skipped, except on CI (``CI`` set), where it fails.
-Run alone with ``pytest -o addopts="" -p no:nbval tests/test_hub.py``; ``COURSE_BROWSER_SCREENSHOT=DIR`` keeps
-screenshots of each learner's login, quiz and answer.
+Run alone with ``pytest -o addopts="" -p no:nbval tests/classroom/test_hub.py``;
+``COURSE_BROWSER_SCREENSHOT=DIR`` keeps screenshots of each learner's login, quiz and answer.
 """
 
 from __future__ import annotations
@@ -25,9 +25,15 @@ import hub_server
 import pytest
 from browser import chromium
 from browser import notebook as nb
+from browser.test_first_day import (
+    answer_right,
+    keep_screenshot,
+    no_violations,
+    require_browser,
+    right_option_name,
+)
 from hub_server import PASSWORD, HubServer, require_hub, write_notebook
 from postgres_server import PostgresServer, learner_password
-from test_browser import answer_right, keep_screenshot, no_violations, require_browser, right_option_name
 
 from course import Question, load_bank
 from course.classroom import class_report, live_questions

@@ -15,7 +15,7 @@ from course.lessons import LESSONS, QUIZ_LESSONS
 from course.publishing._study_time import Estimate, estimate, stated_minutes
 from scheduler import Memory, Rating
 
-NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 WRITTEN = [lesson for lesson in QUIZ_LESSONS if (NOTEBOOKS / LESSONS[lesson][1]).exists()]
 LINK = re.compile(r"\]\(([^)\s]+\.ipynb)\)")
 

@@ -3,7 +3,7 @@ connection sends it (issue 21's audit), against the real PostgreSQL of the ``pos
 they cannot freeze the class, stop another learner saving, run code as anyone else, take over a role, act as
 a group, or see what docs/classroom.md says they may not. Each test fails on a database installed by the
 code before these defences, and passes now. Live rooms (item 7) are in test_live_postgres.py and
-test_live_widgets.py.
+widgets/test_live.py.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ import pytest
 
 from course.progress import db_path
 
-WELCOME = Path(__file__).resolve().parents[1] / "notebooks" / "00-welcome.ipynb"
+WELCOME = Path(__file__).resolve().parents[2] / "notebooks" / "00-welcome.ipynb"
 
 
 def progress_cells() -> list[str]:

@@ -12,7 +12,7 @@ import pytest
 
 from scheduler import LogEntry, Rating
 
-_PATH = Path(__file__).resolve().parents[1] / "benchmarks" / "prediction_bench.py"
+_PATH = Path(__file__).resolve().parents[2] / "benchmarks" / "prediction_bench.py"
 _SPEC = importlib.util.spec_from_file_location("prediction_bench", _PATH)
 assert _SPEC is not None and _SPEC.loader is not None
 bench = importlib.util.module_from_spec(_SPEC)

@@ -1,6 +1,6 @@
 """What the stores and fsrs can hold (`scheduler._bounds`), as SQLite and `Memory` see it: a write refused
 for it leaves no file behind, and `Memory` schedules nothing that ``datetime`` cannot hold. (Both stores'
-messages: ``tests/test_store_contract.py``.)"""
+messages: ``tests/scheduler/test_store_contract.py``.)"""
 
 from __future__ import annotations
 

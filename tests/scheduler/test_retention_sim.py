@@ -12,7 +12,7 @@ import pytest
 
 from scheduler import Memory, Rating
 
-_PATH = Path(__file__).resolve().parents[1] / "benchmarks" / "retention_sim.py"
+_PATH = Path(__file__).resolve().parents[2] / "benchmarks" / "retention_sim.py"
 _SPEC = importlib.util.spec_from_file_location("retention_sim", _PATH)
 assert _SPEC is not None and _SPEC.loader is not None
 sim = importlib.util.module_from_spec(_SPEC)

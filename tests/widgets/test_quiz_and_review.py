@@ -12,6 +12,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from bank_samples import copy_bank
 from fixed_clock import T0, Clock
 from ipywidgets import Button, RadioButtons, Text
 from store_helpers import disk_with, full, opened_read_only, pin_steps, read_only, steps_memory
@@ -25,57 +26,10 @@ from course.widgets._chrome import CHROME, STALE_TEXT
 from course.widgets._panel import QuestionPanel
 from scheduler import Limits, Rating, Store
 
-BANK = """lesson = "01"
-
-[[question]]
-id = "01-pick"
-kind = "choice"
-prompt = '''Is <script>alert(1)</script> safe when $a < b$ and a < b?'''
-explanation = '''Text is **escaped**.'''
-section = "2. Softmax"
-options = [
-  { text = "Yes, `<b>` and all", why = '''Markup would run.''' },
-  { text = "No: it is shown as text", correct = true, why = '''It is escaped.''' },
-  { text = "Only on Tuesdays", why = '''Days do not matter.''' },
-]
-
-[[question]]
-id = "01-number"
-kind = "numeric"
-prompt = '''What is $d_k$ for $d_{model} = 768$ and 12 heads?'''
-answer = 64
-tolerance = 0
-explanation = '''$768 / 12 = 64$.'''
-section = "4. Multi-head"
-
-[[question]]
-id = "01-recall"
-kind = "recall"
-prompt = '''Why divide by $\\sqrt{d_k}$?'''
-answer = '''To keep the scores' variance near 1.'''
-explanation = '''Otherwise the softmax saturates.'''
-section = "3. Scaling"
-"""
-
-OTHER = """lesson = "02"
-
-[[question]]
-id = "02-other"
-kind = "recall"
-prompt = '''Never enrolled.'''
-answer = '''Right.'''
-explanation = '''Nothing.'''
-section = "1. Start"
-"""
-
 
 @pytest.fixture
 def bank(tmp_path: Path) -> Bank:
-    directory = tmp_path / "bank"
-    directory.mkdir()
-    (directory / "01-sample.toml").write_text(BANK, encoding="utf-8")
-    (directory / "02-other.toml").write_text(OTHER, encoding="utf-8")
-    return load_bank(directory)
+    return load_bank(copy_bank("widgets", tmp_path / "bank"))  # 01-sample.toml and 02-other.toml
 
 
 NOT_SAVED = ""  # a right answer leaves the notice empty: the hint above the ratings says it is saved on Next

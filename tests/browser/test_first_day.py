@@ -10,7 +10,7 @@ notebook shortcuts stay out of the quiz and that a quiz whose kernel is gone say
 
 Needs the system Chromium (``apt-get install chromium`` on Debian) and the playwright Python package; nothing
 is downloaded. Without them the browser tests are skipped, except on CI (``CI`` set), where they fail.
-Run alone with ``pytest -o addopts="" -p no:nbval tests/test_browser.py``.
+Run alone with ``pytest -o addopts="" -p no:nbval tests/browser/test_first_day.py``.
 Set ``COURSE_BROWSER_SCREENSHOT`` to a directory to keep screenshots of the quiz and the review, before and
 after answering.
 """
@@ -28,10 +28,10 @@ from typing import Any
 
 import nbformat
 import pytest
+
 from browser import axe, chromium
 from browser import notebook as nb
 from browser.lab import JupyterLab
-
 from course import Question, load_bank
 from course.bank import plain_text
 from course.classroom import ClassReviewLog
@@ -41,7 +41,7 @@ from course.publishing import write_workbook
 from course.widgets._chrome import STALE_TEXT
 from scheduler import Rating, Store
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 WELCOME = "workbook/00-welcome.ipynb"
 REVIEW = "workbook/review.ipynb"
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import genanki  # type: ignore[import-untyped]
 import pytest
+from bank_samples import bank_text
 
 from course.bank import Bank, Question
 from course.publishing import write_package
@@ -52,16 +53,7 @@ explanation = "768 / 64."
 section = "3. Heads"
 """
 
-LESSON_01 = """lesson = "01"
-
-[[question]]
-id = "01-r"
-kind = "recall"
-prompt = "One?"
-answer = "1"
-explanation = "One."
-section = "1. One"
-"""
+LESSON_01 = bank_text("01-one")  # its one question, 01-r
 
 FIELDS = {
     "00-r": [

@@ -16,9 +16,10 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from bank_samples import copy_bank
 from fixed_clock import T0, Clock
 from postgres_server import PostgresServer, learner_password, require_postgres
-from test_widgets import BANK, OTHER, RIGHT, SEED, WRONG, option
+from test_quiz_and_review import RIGHT, SEED, WRONG, option
 
 from course.bank import Bank, load_bank
 from course.progress import Kept
@@ -59,11 +60,7 @@ def url(server: PostgresServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path)
 
 @pytest.fixture
 def bank(tmp_path: Path) -> Bank:
-    directory = tmp_path / "bank"
-    directory.mkdir()
-    (directory / "01-sample.toml").write_text(BANK, encoding="utf-8")
-    (directory / "02-other.toml").write_text(OTHER, encoding="utf-8")
-    return load_bank(directory)
+    return load_bank(copy_bank("widgets", tmp_path / "bank"))  # 01-sample.toml and 02-other.toml
 
 
 def logged(url: str) -> tuple[list[Row], list[Row], dict[str, datetime]]:

@@ -13,7 +13,7 @@ least the notebook's own text size, ``MIN_TEXT_PX``, at 100 % and at 200 %. At 2
 area is far narrower than a figure: the figure keeps its text size and the output area scrolls sideways.
 
 Set ``COURSE_BROWSER_SCREENSHOT`` to a directory to keep a screenshot of a figure at each zoom.
-Run alone with ``pytest -o addopts="" -p no:nbval tests/test_browser_figures.py``.
+Run alone with ``pytest -o addopts="" -p no:nbval tests/browser/test_figure_zoom.py``.
 """
 
 from __future__ import annotations
@@ -27,11 +27,11 @@ from typing import Any
 
 import nbformat
 import pytest
-from test_browser import keep_screenshot, lab_in_browser, open_notebook, require_browser
 
+from browser.test_first_day import keep_screenshot, lab_in_browser, open_notebook, require_browser
 from course.plots import MIN_TEXT_PX
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 # The window of the browser tests, and the same window at 200 % zoom: half the CSS pixels, each two wide.
 ZOOMS = {"100%": ({"width": 1280, "height": 1000}, 1), "200%": ({"width": 640, "height": 500}, 2)}
 # A figure to keep a screenshot of at each zoom: lesson 08's log-log plot of peak memory.

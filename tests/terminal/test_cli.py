@@ -17,6 +17,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from bank_samples import bank_text
 from store_helpers import disk_with, full, pin_steps, steps_memory
 
 from course.bank import figures, lint, load_bank
@@ -24,7 +25,7 @@ from course.terminal import cli
 from scheduler import Memory, Rating, Store
 from scheduler._failures import ROOM_FOR_A_WRITE
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 T = datetime(2025, 3, 3, 10, 0, tzinfo=timezone.utc)  # a Monday
 NOW = "2025-03-03T10:00:00+00:00"
 
@@ -58,16 +59,7 @@ explanation = "768 / 64."
 section = "3. Heads"
 """
 
-LESSON_01 = """lesson = "01"
-
-[[question]]
-id = "01-r"
-kind = "recall"
-prompt = "One?"
-answer = "1"
-explanation = "One."
-section = "1. One"
-"""
+LESSON_01 = bank_text("01-one")  # its one question, 01-r
 
 FIGURES = (
     "kinds: 1 choice, 1 numeric, 2 recall; the right option is the longest in 0 of 1 choice questions (0%)"

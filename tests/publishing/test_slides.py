@@ -22,7 +22,7 @@ from course.publishing._slides import (
 )
 from course.publishing._workbook import workbook_notebook
 
-NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 LESSON_FILES = [
     NOTEBOOKS / LESSONS[lesson][1] for lesson in QUIZ_LESSONS if (NOTEBOOKS / LESSONS[lesson][1]).exists()
 ]
