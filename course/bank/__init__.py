@@ -6,6 +6,7 @@ renderer that the widgets, the terminal and the Anki export share (pure: no ipyw
 from __future__ import annotations
 
 from course.bank._bank import Bank, BankError, Question, load_bank
+from course.bank._code import code_block
 from course.bank._kinds import Kind
 from course.bank._lint import figures, lint
 from course.bank._presenting import (
@@ -41,6 +42,7 @@ __all__ = [
     "Verdict",
     "answer_text",
     "auto_rating",
+    "code_block",
     "figures",
     "final_rating",
     "grade_choice",

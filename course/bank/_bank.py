@@ -7,14 +7,21 @@ File format (``NN-slug.toml``, ``NN`` being the lesson id)::
 
     [[question]]
     id = "00-what-enrolls"        # ^NN-[a-z0-9]+(-[a-z0-9]+)*$, NN = the file's lesson
-    kind = "recall"               # recall | choice | numeric (course.bank)
+    kind = "recall"               # recall | choice | numeric | code (course.bank)
     prompt = '''...'''            # Markdown with $...$ / $$...$$ math
-    answer = '''...'''            # recall: text; numeric: a number; choice: none (see options)
+    answer = '''...'''            # recall: text; numeric: a number; choice, code: none
     explanation = '''...'''
     section = "3. Quizzes, reviews and your schedule"
     # choice only: 2 to 6 options, exactly one correct, each with its own explanation
     options = [{ text = "...", correct = true, why = "..." }, { text = "...", why = "..." }]
     # numeric only: tolerance (absolute, >= 0, required) and unit (optional)
+    # code only, all required: the checker (a check_... function of course.checkers, given the learner's
+    # function), the name of the function the learner writes, and starter and solution code (Python that
+    # defines it). The answer of a code question is its solution, as a fenced code block.
+    checker = "check_card_causal_mask"
+    function = "causal_mask"
+    starter = '''def causal_mask(t, s): ...'''
+    solution = '''...'''
 
 `load_bank` collects every problem before raising `BankError`, so one run lists them all. Each problem
 names the file (relative to the bank directory), the question (its id, or ``#N``, its 1-based position, when
@@ -76,7 +83,9 @@ class Option:
 
 @dataclass(frozen=True)
 class Question:
-    """One self-check question. For ``choice`` the ``answer`` is the correct option's text.
+    """One self-check question. For ``choice`` the ``answer`` is the correct option's text; for ``code`` it
+    is the `solution` as a fenced Markdown code block (how plain text and Anki show it), and `checker`,
+    `function`, `starter` and `solution` are its fields (None for the other kinds).
 
     `kind` is one of `KINDS`: the loader gives a `course.bank.Kind` member, which is a ``str`` equal to its
     name (``Kind.CHOICE == "choice"``), so a question built with the bare name behaves the same.
@@ -93,6 +102,10 @@ class Question:
     tolerance: float = 0.0
     unit: str = ""
     source: str = ""
+    checker: str | None = None
+    function: str | None = None
+    starter: str | None = None
+    solution: str | None = None
 
     @property
     def correct_option(self) -> int:
@@ -105,12 +118,18 @@ class Question:
 
     def is_correct(self, response: int | float | str) -> bool:
         """Grade a response: choice -> the 0-based option index; numeric -> a number (or its text), right
-        when within ``tolerance`` of the answer. Recall questions are graded by the learner: TypeError.
+        when within ``tolerance`` of the answer. Recall questions are graded by the learner, code questions
+        by their checker (`course.checkers.run_code`): TypeError.
         """
         if self.kind == Kind.CHOICE:
             return self._is_right_option(response)
         if self.kind == Kind.NUMERIC:
             return self._is_right_number(response)
+        if self.kind == Kind.CODE:
+            raise TypeError(
+                f"question {self.id!r} is a code question: its checker {self.checker} grades it "
+                "(course.checkers.run_code), is_correct does not"
+            )
         raise TypeError(
             f"question {self.id!r} is a recall question: the learner grades it, is_correct does not"
         )

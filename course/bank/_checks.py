@@ -236,7 +236,8 @@ QUESTION_FIELDS = (
     Field("section", PLAIN),
 )
 KIND_KEYS = tuple(dict.fromkeys(key for spec in SPECS.values() for key in spec.keys))
-"""The keys that only some kinds allow, in registry order: answer, options, tolerance, unit."""
+"""The keys that only some kinds allow, in registry order: answer, options, tolerance, unit, checker,
+function, starter, solution."""
 QUESTION_KEYS = tuple(dict.fromkeys(("id", "kind", "prompt", "answer", "explanation", "section", *KIND_KEYS)))
 """Every key of a question, as messages list them (the answer after the prompt, where a question reads it)."""
 OPTIONS = Field(
@@ -499,6 +500,10 @@ def check_question(
         "options": specific.options,
         "tolerance": specific.tolerance,
         "unit": specific.unit,
+        "checker": specific.checker,
+        "function": specific.function,
+        "starter": specific.starter,
+        "solution": specific.solution,
         "source": file,
     }
 

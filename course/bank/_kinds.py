@@ -16,6 +16,14 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import NamedTuple, Protocol
 
+from course.bank._code import (
+    checker_name_problem,
+    code_block,
+    code_problem,
+    function_name_problem,
+    normalised_code,
+)
+
 __all__ = ["KINDS", "SPECS", "Entry", "Kind", "KindFields", "KindSpec", "OptionFields"]
 
 
@@ -28,6 +36,8 @@ class Kind(str, Enum):
     """Multiple choice: one right option among 2 to 6."""
     NUMERIC = "numeric"
     """A number, right within a tolerance, optionally with a unit."""
+    CODE = "code"
+    """A short function the learner writes, graded by running it through a checker of `course.checkers`."""
 
     def __str__(self) -> str:
         return self.value
@@ -71,12 +81,17 @@ class OptionFields(NamedTuple):
 
 @dataclass(frozen=True)
 class KindFields:
-    """What a kind's reader takes from an entry: the answer (None after a problem) and its other fields."""
+    """What a kind's reader takes from an entry: the answer (None after a problem) and its other fields.
+    A code question's are its `checker`, `function`, `starter` and `solution` (None for the other kinds)."""
 
     answer: str | int | float | None
     options: tuple[OptionFields, ...] = ()
     tolerance: float = 0.0
     unit: str = ""
+    checker: str | None = None
+    function: str | None = None
+    starter: str | None = None
+    solution: str | None = None
 
 
 @dataclass(frozen=True)
@@ -115,14 +130,76 @@ def _read_numeric(entry: Entry) -> KindFields:
     return KindFields(answer, tolerance=0.0 if tolerance is None else float(tolerance), unit=unit)
 
 
+_CODE_MISSING = {
+    "checker": "missing (required for code: the name of its checker in course.checkers, e.g. "
+    "'check_card_causal_mask')",
+    "function": "missing (required for code: the name of the function the learner writes, e.g. "
+    "'causal_mask')",
+    "starter": "missing (required for code: the code the learner starts from, defining the function)",
+    "solution": "missing (required for code: a worked solution, which passes the checker)",
+}
+
+
+def _read_name(entry: Entry, field: str, problem: Callable[[str], str | None]) -> str | None:
+    """A required name (`field` of a code question), reported when `problem` says it is not one."""
+    if field not in entry:
+        entry.report(field, _CODE_MISSING[field])
+        return None
+    name = entry.text(field, math=False)
+    message = None if name is None else problem(name)
+    if message is not None:
+        entry.report(field, message)
+        return None
+    return name
+
+
+def _read_code_text(entry: Entry, field: str, function: str | None) -> str | None:
+    """A required piece of Python (a code question's starter or solution), normalised (`normalised_code`),
+    that parses and defines `function` (when that is valid)."""
+    if field not in entry:
+        entry.report(field, _CODE_MISSING[field])
+        return None
+    text = entry.text(field, math=False)
+    if text is None:
+        return None
+    code = normalised_code(text)
+    message = code_problem(code, function)
+    if message is not None:
+        entry.report(field, message)
+        return None
+    return code
+
+
+def _read_code(entry: Entry) -> KindFields:
+    """A code question's checker and function names, starter and solution; its answer is the solution as a
+    fenced code block (`code_block`), as the answer is shown where no checker runs (plain text, Anki)."""
+    checker = _read_name(entry, "checker", checker_name_problem)
+    function = _read_name(entry, "function", function_name_problem)
+    starter = _read_code_text(entry, "starter", function)
+    solution = _read_code_text(entry, "solution", function)
+    return KindFields(
+        None if solution is None else code_block(solution),
+        checker=checker,
+        function=function,
+        starter=starter,
+        solution=solution,
+    )
+
+
 SPECS: Mapping[Kind, KindSpec] = {
     Kind.RECALL: KindSpec(Kind.RECALL, ("answer",), _read_recall),
     Kind.CHOICE: KindSpec(
         Kind.CHOICE, ("options",), _read_choice, {"answer": "mark the right option with correct = true"}
     ),
     Kind.NUMERIC: KindSpec(Kind.NUMERIC, ("answer", "tolerance", "unit"), _read_numeric),
+    Kind.CODE: KindSpec(
+        Kind.CODE,
+        ("checker", "function", "starter", "solution"),
+        _read_code,
+        {"answer": "the answer of a code question is its solution"},
+    ),
 }
 """Every kind's spec, in the order kinds are listed (in `KINDS` and in messages)."""
 
 KINDS: tuple[str, ...] = tuple(kind.value for kind in SPECS)
-"""The names of the kinds, in registry order: ``("recall", "choice", "numeric")``."""
+"""The names of the kinds, in registry order: ``("recall", "choice", "numeric", "code")``."""

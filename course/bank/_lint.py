@@ -19,6 +19,9 @@
 - **The right option is not clearly the longest.** A choice question's right option may not be
   `MAX_RIGHT_OPTION_RATIO` (1.3) times as long (`rendered_length`) as every other option, or more: a learner
   could pick it by its length alone, without the share above ever being reached.
+- **A code question asks for one step.** Its solution has `MIN_CODE_LINES` (3) to `MAX_CODE_LINES` (15)
+  lines, blank ones not counted: a card asks for what a learner writes from memory in a few minutes, not a
+  whole exercise. (The rules about options do not apply to code questions, nor the one-sentence answer.)
 - **A numeric question says its unit.** A numeric question with a unit names that unit in its prompt (the
   learner may answer in another unit of the same kind: `course.bank.UNITS`).
 - **No two questions of a lesson have the same answer.** Answers are compared once normalised (`normalise`):
@@ -45,9 +48,11 @@ from course.bank._kinds import Kind
 
 __all__ = [
     "MAX_ANSWER_WORDS",
+    "MAX_CODE_LINES",
     "MAX_LONGEST_RIGHT_SHARE",
     "MAX_OPTION_WORDS",
     "MAX_RIGHT_OPTION_RATIO",
+    "MIN_CODE_LINES",
     "LintWarning",
     "example_numbers",
     "figures",
@@ -64,6 +69,7 @@ MAX_ANSWER_WORDS = 30
 MAX_OPTION_WORDS = 25
 MAX_LONGEST_RIGHT_SHARE = 0.4
 MAX_RIGHT_OPTION_RATIO = 1.3
+MIN_CODE_LINES, MAX_CODE_LINES = 3, 15
 
 # Code first (a '$' inside code is not math), then display math, then inline math; '\$' is a literal dollar.
 _SPANS = re.compile(r"```.*?```|`[^`\n]+`|\$\$.*?\$\$|(?<!\\)\$.+?(?<!\\)\$", re.DOTALL)
@@ -184,6 +190,13 @@ def _answer_warnings(question: Question) -> list[str]:
             messages.append(f"answer has {sentences} sentences (keep it to one)")
         if words > MAX_ANSWER_WORDS:
             messages.append(f"answer has {words} words (at most {MAX_ANSWER_WORDS})")
+    if question.kind == Kind.CODE and question.solution is not None:
+        lines = sum(1 for line in question.solution.splitlines() if line.strip())
+        if not MIN_CODE_LINES <= lines <= MAX_CODE_LINES:
+            messages.append(
+                f"the solution has {lines} line{'' if lines == 1 else 's'} ({MIN_CODE_LINES} to "
+                f"{MAX_CODE_LINES}: a card asks for one step, not a whole exercise)"
+            )
     for number, option in enumerate(question.options, start=1):
         words = word_count(option.text)
         if words > MAX_OPTION_WORDS:

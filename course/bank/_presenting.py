@@ -7,10 +7,11 @@ tests); a `Presentation` keeps it while the question is on screen. Each shown po
 the learner sees and types or clicks: `LETTERS` ("A" to "F") in the widgets, `NUMBERS` ("1" to "6") in the
 terminal. Feedback names options by that label, never by their place in the question bank.
 
-**Ratings.** Choice and numeric answers rate themselves (`auto_rating`): a wrong answer is Again; a right one
-is Good, unless the learner says Hard or Easy instead (`final_rating`: only a right answer may be overridden,
-and only by those two). Recall questions are rated by the learner with any of the four ratings
-(`RECALL_RATINGS`).
+**Ratings.** Choice, numeric and code answers rate themselves (`auto_rating`): a wrong answer is Again; a
+right one is Good, unless the learner says Hard or Easy instead (`final_rating`: only a right answer may be
+overridden, and only by those two). A code answer is right when its checker passes it
+(`course.checkers.run_code`, whose verdict the front ends give to `auto_rating`). Recall questions are rated
+by the learner with any of the four ratings (`RECALL_RATINGS`).
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ LETTERS: tuple[str, ...] = ("A", "B", "C", "D", "E", "F")
 NUMBERS: tuple[str, ...] = ("1", "2", "3", "4", "5", "6")
 """The labels of the shown positions in the terminal."""
 RIGHT_RATINGS: tuple[Rating, ...] = (Rating.HARD, Rating.GOOD, Rating.EASY)
-"""What a right choice or numeric answer may be saved as: Good unless the learner picks Hard or Easy."""
+"""What a right choice, numeric or code answer may be saved as: Good unless the learner picks Hard or Easy."""
 RECALL_RATINGS: tuple[Rating, ...] = (Rating.AGAIN, Rating.HARD, Rating.GOOD, Rating.EASY)
 """What the learner rates a recall answer with."""
 

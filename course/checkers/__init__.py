@@ -4,7 +4,13 @@
 :class:`CheckResult` (true when every case passes). The engine that runs the cases and words the sentence is
 :mod:`course.checkers._engine`; the checkers live in one module per lesson: ``_warmup`` (00), ``_softmax``
 (01), ``_attention`` (02), ``_self_attention`` (03), ``_heads`` (04), ``_masks`` (05), ``_uses`` (06),
-``_block`` (07) and ``_cost`` (08); ``_bugs`` counts the bugs left in a find-the-bug exercise.
+``_block`` (07) and ``_cost`` (08); ``_bugs`` counts the bugs left in a find-the-bug exercise; ``_cards``
+holds the checkers of the question bank's code questions (``check_card_...``).
+The code cards' checkers, ``check_card_*``, one short step of a lesson each, live in ``_cards``.
+
+A code question of the question bank is graded by one of these checkers: `run_code` runs the learner's code
+and gives the function it defines to the checker, in this process; `run_code_limited` does the same in a
+child process with a time and a memory limit (`course.checkers._running`). Both return a `CodeVerdict`.
 """
 
 from __future__ import annotations
@@ -22,6 +28,32 @@ from course.checkers._block import (
     check_layer_norm_backward,
     check_pre_ln_block,
     check_pre_ln_decoder_block,
+)
+from course.checkers._cards import (
+    check_card_attention,
+    check_card_causal_mask,
+    check_card_cross_attention,
+    check_card_decoder_mask,
+    check_card_feed_forward,
+    check_card_layer_norm,
+    check_card_learned_positions,
+    check_card_linear_attention,
+    check_card_masked_softmax,
+    check_card_merge_heads,
+    check_card_online_softmax,
+    check_card_padding_mask,
+    check_card_position_code,
+    check_card_pre_ln_residual,
+    check_card_repeat_kv,
+    check_card_scaled_scores,
+    check_card_self_attention,
+    check_card_sliding_window,
+    check_card_softmax,
+    check_card_softmax_backward,
+    check_card_softmax_temperature,
+    check_card_split_heads,
+    check_card_use_mask,
+    check_card_weighted_average,
 )
 from course.checkers._cost import (
     check_causal_linear_attention,
@@ -44,6 +76,7 @@ from course.checkers._masks import (
     check_padding_mask,
     check_prefix_lm_mask,
 )
+from course.checkers._running import CodeVerdict, run_code, run_code_limited
 from course.checkers._self_attention import (
     check_positional_encoding,
     check_relative_attention,
@@ -62,8 +95,33 @@ from course.checkers._warmup import check_log_product, check_standardize
 
 __all__ = [
     "CheckResult",
+    "CodeVerdict",
     "check_attention",
     "check_cached_attention",
+    "check_card_attention",
+    "check_card_causal_mask",
+    "check_card_cross_attention",
+    "check_card_decoder_mask",
+    "check_card_feed_forward",
+    "check_card_layer_norm",
+    "check_card_learned_positions",
+    "check_card_linear_attention",
+    "check_card_masked_softmax",
+    "check_card_merge_heads",
+    "check_card_online_softmax",
+    "check_card_padding_mask",
+    "check_card_position_code",
+    "check_card_pre_ln_residual",
+    "check_card_repeat_kv",
+    "check_card_scaled_scores",
+    "check_card_self_attention",
+    "check_card_sliding_window",
+    "check_card_softmax",
+    "check_card_softmax_backward",
+    "check_card_softmax_temperature",
+    "check_card_split_heads",
+    "check_card_use_mask",
+    "check_card_weighted_average",
     "check_causal_linear_attention",
     "check_causal_mask",
     "check_causal_self_attention",
@@ -99,4 +157,6 @@ __all__ = [
     "check_top_k_softmax",
     "check_value_gradient",
     "check_window_mask",
+    "run_code",
+    "run_code_limited",
 ]

@@ -6,10 +6,14 @@ updates the notes of edited questions instead of adding copies. Text goes throug
 rendering (`course.bank.to_html`: HTML escaped, ``$`` math kept), then the math delimiters become Anki's
 MathJax ones: ``$...$`` -> ``\\(...\\)``, ``$$...$$`` -> ``\\[...\\]``. Retired questions are not questions
 of the bank, so they are never exported.
+
+A code question is exported as text, Anki running no code: its front is the prompt and the starter code, its
+back the worked solution (as code blocks) and the explanation.
 """
 
 from __future__ import annotations
 
+import html
 import itertools
 import os
 import re
@@ -71,8 +75,15 @@ def _inline(text: str) -> str:
     return anki_math(inline_html(text))
 
 
+def _code(code: str) -> str:
+    return f"<pre><code>{html.escape(code.rstrip(chr(10)), quote=False)}</code></pre>"
+
+
 def front(question: Question) -> str:
-    """The prompt, and for a choice question its options, lettered A, B, ..."""
+    """The prompt, and for a choice question its options, lettered A, B, ...; for a code question its
+    starter code."""
+    if question.kind == Kind.CODE:
+        return f"{_html(question.prompt)}\n<p>Starter code:</p>\n{_code(question.starter or '')}"
     if question.kind != Kind.CHOICE:
         return _html(question.prompt)
     options = "".join(f"<li>{_inline(option.text)}</li>" for option in question.options)
@@ -81,7 +92,7 @@ def front(question: Question) -> str:
 
 def back(question: Question) -> str:
     """The answer (a choice question's right option and why each option is right or wrong; a number with
-    its unit), then the explanation."""
+    its unit; a code question's worked solution), then the explanation."""
     if question.kind == Kind.CHOICE:
         right = question.correct_option
         answer = f"{_LETTERS[right]}. {_inline(question.options[right].text)}"
@@ -90,6 +101,8 @@ def back(question: Question) -> str:
             for option in question.options
         )
         body = f'<p class="answer">Answer: {answer}</p>\n<ol type="A">{whys}</ol>'
+    elif question.kind == Kind.CODE:
+        body = f'<p class="answer">A worked solution:</p>\n{_code(question.solution or "")}'
     elif question.kind == Kind.NUMERIC:
         unit = f" {_inline(question.unit)}" if question.unit else ""
         body = f'<p class="answer">Answer: {question.answer}{unit}</p>'

@@ -1,11 +1,24 @@
 """Asking one question in the terminal: show it, read the answer, say the verdict and why, and read the rating
-to record (`course.bank`'s rules)."""
+to record (`course.bank`'s rules).
+
+A code question is written in the learner's editor, ``$VISUAL`` or else ``$EDITOR`` (a command line, split as
+the shell would, given a file holding the starter code and the terminal), or, when neither is set or the
+editor cannot be started, typed at a prompt line by line up to an empty line. The code is run by
+`course.checkers.run_code_limited`, in a child process with a time and a memory limit; its verdict is said in
+one sentence, and a wrong answer is followed by a worked solution.
+"""
 
 from __future__ import annotations
 
+import os
 import random
+import shlex
+import subprocess
+import tempfile
+import textwrap
 from collections.abc import Callable, Mapping
 from datetime import timedelta
+from pathlib import Path
 from types import MappingProxyType
 
 from course.bank import (
@@ -19,6 +32,7 @@ from course.bank import (
     Question,
     Verdict,
     auto_rating,
+    code_block,
     final_rating,
     grade_choice,
     grade_number,
@@ -28,9 +42,15 @@ from course.progress import interval, lesson_label
 from course.terminal.console import Console, Quit
 from scheduler import Rating
 
-__all__ = ["ASKERS", "Intervals", "ask"]
+__all__ = ["ASKERS", "CODE_INDENT", "EDITORS", "RUN_SECONDS", "Intervals", "ask"]
 
 Intervals = Callable[[], dict[Rating, timedelta]]  # when each rating would bring the question back
+EDITORS = ("VISUAL", "EDITOR")
+"""The environment variables naming the learner's editor, the first set taken."""
+RUN_SECONDS = 10.0
+"""How long the learner's code may run (`course.checkers.run_code_limited`, which also limits its memory)."""
+CODE_INDENT = "    "
+"""How code is indented when shown."""
 
 
 def ask(console: Console, question: Question, intervals: Intervals | None, rng: random.Random) -> Rating:
@@ -67,9 +87,35 @@ def _graded(console: Console, question: Question, intervals: Intervals | None, v
     return _confirm_good(console, intervals)
 
 
+def _code(console: Console, question: Question, intervals: Intervals | None, _rng: random.Random) -> Rating:
+    """Show the starter code, read the learner's code, run it through the question's checker (in a child
+    process with a time and a memory limit), say the verdict; a worked solution when it is wrong."""
+    from course.checkers import run_code_limited  # here: it loads numpy, which only code questions need
+
+    assert question.starter is not None and question.function is not None and question.checker is not None
+    console.say("Starter code:")
+    console.show(code_block(question.starter), CODE_INDENT)
+    code = _read_code(console, question)
+    right = False
+    if code is not None:
+        console.say(f"Running your code (for at most {RUN_SECONDS:g} seconds)...")
+        verdict = run_code_limited(code, question.function, question.checker, seconds=RUN_SECONDS)
+        console.say(
+            textwrap.fill(verdict.sentence, console.width, break_long_words=False, break_on_hyphens=False)
+        )
+        right = verdict.ok
+    if not right:
+        console.say("A worked solution:")
+        console.show(str(question.answer), CODE_INDENT)
+    _explain(console, question)
+    if not right:
+        return auto_rating(False)
+    return _confirm_good(console, intervals)
+
+
 Asker = Callable[[Console, Question, Intervals | None, random.Random], Rating]
 ASKERS: Mapping[Kind, Asker] = MappingProxyType(
-    {Kind.RECALL: _recall, Kind.CHOICE: _choice, Kind.NUMERIC: _numeric}
+    {Kind.RECALL: _recall, Kind.CHOICE: _choice, Kind.NUMERIC: _numeric, Kind.CODE: _code}
 )
 """How the terminal asks each kind of question (`course.bank`): one function per kind."""
 
@@ -161,3 +207,69 @@ def _choose_rating(console: Console, intervals: Intervals | None, heading: str) 
         if reply in allowed:
             return allowed[reply]
         console.say("Please type 1, 2, 3 or 4 (or q to quit).")
+
+
+def _read_code(console: Console, question: Question) -> str | None:
+    """The learner's code: from their editor when one is set and starts, else typed; None for "I don't
+    know"."""
+    for variable in EDITORS:
+        if editor := os.environ.get(variable, "").strip():
+            edited = _edit(console, question, variable, editor)
+            if edited is not _NO_EDITOR:
+                return edited if isinstance(edited, str) else None
+            break
+    return _type_code(console)
+
+
+_NO_EDITOR = object()
+
+
+def _edit(console: Console, question: Question, variable: str, editor: str) -> str | object | None:
+    """The code written in `editor` (the value of $`variable`), starting from the question's starter; None
+    for "I don't know"; `_NO_EDITOR` (said why) when it cannot be started."""
+    try:
+        command = shlex.split(editor)
+    except ValueError as problem:
+        console.say(f"${variable} is not a command line ({problem}): type your code here instead.")
+        return _NO_EDITOR
+    name = Path(command[0]).name if command else editor
+    while True:
+        reply = console.ask(f"Press Enter to write your code in {name} (? if you don't know, q to quit): ")
+        if reply == "?":
+            return None
+        if reply:
+            console.say("Please press Enter, or type ? or q.")
+            continue
+        with tempfile.TemporaryDirectory(prefix="course-code-") as folder:
+            path = Path(folder) / f"{question.function}.py"
+            path.write_text(question.starter or "", encoding="utf-8")
+            try:
+                finished = subprocess.run([*command, str(path)], check=False)
+            except OSError as problem:
+                reason = problem.strerror or type(problem).__name__
+                console.say(
+                    f"Your editor ({editor}) could not be started ({reason}): type your code here instead."
+                )
+                return _NO_EDITOR
+            if finished.returncode != 0:
+                console.say(f"Your editor exited with status {finished.returncode}: your code was not read.")
+                continue
+            try:
+                return path.read_text(encoding="utf-8", errors="replace")
+            except OSError as problem:
+                console.say(f"Your code could not be read back ({problem.strerror}).")
+
+
+def _type_code(console: Console) -> str | None:
+    """Code typed line by line, up to an empty line; None when the first line is ``?`` ("I don't know")."""
+    console.say("Type your code; an empty line ends it. (? alone if you don't know, q alone to quit.)")
+    lines: list[str] = []
+    while True:
+        line = console.ask_line("... ")
+        if not lines and line.strip() == "?":
+            return None
+        if not line.strip():
+            if lines:
+                return "\n".join(lines) + "\n"
+            continue
+        lines.append(line)

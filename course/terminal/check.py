@@ -1,14 +1,15 @@
-"""``python -m course check``: validate the question bank, then list the lint warnings."""
+"""``python -m course check``: validate the question bank, run each code question's solution and starter
+through its checker, then list the lint warnings."""
 
 from __future__ import annotations
 
 from typing import TextIO
 
-from course.bank import Bank, BankError, figures, lint
+from course.bank import Bank, BankError, Kind, figures, lint
 from course.progress import plural
 from course.terminal.exits import EXIT_BANK, EXIT_OK
 
-__all__ = ["check", "invalid_bank"]
+__all__ = ["check", "code_problems", "invalid_bank"]
 
 
 def invalid_bank(problem: BankError, command: str, out: TextIO, err: TextIO) -> int:
@@ -24,9 +25,44 @@ def invalid_bank(problem: BankError, command: str, out: TextIO, err: TextIO) -> 
     return EXIT_BANK
 
 
+def code_problems(bank: Bank) -> list[str]:
+    """The problems of the code questions that only running them finds, reported as the loader reports its
+    own (``FILE: question 'ID': field 'F': message``): a checker that `course.checkers` does not have, a
+    solution that its checker does not pass, a starter that it passes (the learner would have nothing to
+    write). The code runs in this process (`course.checkers.run_code`)."""
+    questions = [question for question in bank if question.kind == Kind.CODE]
+    if not questions:
+        return []
+    import course.checkers  # here, not at the top: it loads numpy, and only code questions need it
+
+    problems: list[str] = []
+    for question in questions:
+        assert question.checker and question.function and question.solution and question.starter
+        where = f"{question.source}: question {question.id!r}: field"
+        if not callable(getattr(course.checkers, question.checker, None)):
+            problems.append(f"{where} 'checker': course.checkers has no checker named {question.checker!r}")
+            continue
+        solution = course.checkers.run_code(question.solution, question.function, question.checker)
+        if not solution.ok:
+            problems.append(
+                f"{where} 'solution': does not pass its checker {question.checker}: {solution.sentence}"
+            )
+        if course.checkers.run_code(question.starter, question.function, question.checker).ok:
+            problems.append(
+                f"{where} 'starter': passes its checker {question.checker} (a starter leaves the learner "
+                "something to write)"
+            )
+    return problems
+
+
 def check(bank: Bank, out: TextIO, *, strict: bool) -> int:
     """Say that `bank` is valid and its figures (`course.bank.figures`), then list its lint warnings; exit
-    status 1 when there are some and `strict`."""
+    status 1 when there are some and `strict`. A code question whose checker is missing, whose solution fails
+    its checker or whose starter passes it makes the bank invalid: its problems are listed instead (exit
+    status 1), as `invalid_bank` lists the loader's."""
+    problems = code_problems(bank)
+    if problems:
+        return invalid_bank(BankError(problems), "check", out, out)
     out.write(
         f"question bank OK: {plural(len(bank), 'question')} in {plural(len(bank.lessons()), 'lesson')}\n"
         f"{figures(bank)}\n"

@@ -158,6 +158,20 @@ class Console:
             raise Quit(_TYPED_Q)
         return answer
 
+    def ask_line(self, prompt: str) -> str:
+        """One line of input as typed (its indentation kept, the line end and trailing white space dropped),
+        for code; raises `Quit` as `ask` does, on a line that is only ``q`` and at the end of input."""
+        line = self._read(prompt)
+        if not line:
+            self.stdout.write("\n")
+            raise Quit(_END_OF_INPUT)
+        typed = line.rstrip()
+        if self.echo:
+            self.stdout.write(typed + "\n")
+        if typed.strip().lower() in ("q", "quit"):
+            raise Quit(_TYPED_Q)
+        return typed
+
     def _read(self, prompt: str) -> str:
         """Show `prompt` and read a line ("" at the end of input); a stopping signal raises `Quit`."""
         self.stops.raise_pending()

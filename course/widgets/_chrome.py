@@ -7,8 +7,10 @@ Lumino looks at the focused element first), names each option button with its te
 description (and its value as shown, not the slider's inner number), says which toggle button is pressed,
 groups the rating radio buttons, makes the status line (`STATUS_CLASS`, visually hidden) a polite live region
 that says what just happened, moves the focus where the kernel asks (`focus_here`: the next question, the
-summary), sends a typed answer with its text (`course.widgets._typed`), and says what to do when a click
-gets no answer from the kernel (`STALE_TEXT`: it was restarted or stopped, run the cell again).
+summary), sends a typed answer with its text (`course.widgets._typed`), keeps a code box
+(`course.widgets._code`) a code editor (Tab indents, Escape then Tab or Shift+Tab leaves, it grows with its
+code, Shift+Enter sends the code with its text), and says what to do when a click or a submission gets no
+answer from the kernel (`STALE_TEXT`: it was restarted or stopped, run the cell again).
 """
 
 from __future__ import annotations
@@ -23,6 +25,9 @@ import ipywidgets as widgets
 __all__ = [
     "ANSWER_ROW_CLASS",
     "CHROME",
+    "CODE_CLASS",
+    "CODE_HINT_CLASS",
+    "CODE_ROWS",
     "FOCUS_PREFIX",
     "NUMBER_CLASS",
     "OPTION_CLASS",
@@ -49,6 +54,9 @@ ANSWER_ROW_CLASS = "course-answer-row"  # a typed answer's row: its box, unit, b
 NUMBER_CLASS = "course-number"  # the box a typed answer is typed in
 SUBMIT_CLASS = "course-submit"  # the button that sends it
 TYPED_CLASS = "course-typed"  # the hidden box the script sends "<count>:<text typed>" through
+CODE_CLASS = "course-code"  # a code box (a textarea): Tab indents, Shift+Enter sends its code as JSON
+CODE_HINT_CLASS = "course-code-hint"  # the keys of the code box beside it: its description
+CODE_ROWS = (6, 40)  # the fewest and the most rows a code box grows to (`course.widgets._code`)
 STALE_CLASS = "course-stale"  # where the script says that the kernel does not answer
 STALE_TEXT = (
     "Nothing happened? This widget is not connected to a running kernel any more (it was restarted or "
@@ -85,6 +93,21 @@ _STYLE = f"""<style>
 .{ROOT_CLASS} .noUi-handle {{ background: #fff !important; border: 2px solid #616161 !important; }}
 .{ROOT_CLASS} .noUi-handle:focus-visible {{ border-color: var(--jp-brand-color1, #1976d2) !important; }}
 .{ROOT_CLASS} .widget-toggle-button.mod-active {{ box-shadow: inset 0 0 0 2px #616161; font-weight: 600; }}
+.{ROOT_CLASS} .{CODE_CLASS} {{ flex-direction: column; align-items: stretch; align-self: stretch;
+  width: auto; max-width: 100%; min-width: 0; }}
+.{ROOT_CLASS} .{CODE_CLASS} .widget-label {{ width: auto; text-align: left; font-weight: 600;
+  margin-bottom: 0.25em; }}
+.{ROOT_CLASS} .{CODE_CLASS} textarea {{ font-family: var(--jp-code-font-family, monospace);
+  font-size: var(--jp-code-font-size, 13px); line-height: 1.4; tab-size: 4; white-space: pre;
+  overflow-x: auto; overflow-wrap: normal; resize: vertical; border: 1px solid #757575; padding: 0.4em;
+  box-sizing: border-box; width: 100%; max-width: 100%; }}
+.{ROOT_CLASS} .{CODE_CLASS} textarea:disabled {{ color: var(--jp-ui-font-color1, #212121); opacity: 1;
+  background: var(--jp-layout-color2, #eee); }}
+.{ROOT_CLASS} .{CODE_CLASS} textarea:focus-visible {{
+  outline: 2px solid var(--jp-brand-color1, #1976d2) !important; outline-offset: 2px !important; }}
+.{ROOT_CLASS} .{CODE_HINT_CLASS} .widget-html-content {{ color: #616161; }}
+.{ROOT_CLASS} pre {{ font-family: var(--jp-code-font-family, monospace); background: var(--jp-layout-color2,
+  #eee); padding: 0.5em; white-space: pre-wrap; overflow-wrap: anywhere; }}
 .{STATUS_CLASS} {{ position: absolute !important; width: 1px !important; height: 1px !important;
   margin: -1px !important; padding: 0 !important; overflow: hidden !important; clip: rect(0 0 0 0) !important;
   white-space: nowrap !important; border: 0 !important; }}
@@ -103,6 +126,11 @@ stale.setAttribute('role', 'alert');
 root.appendChild(stale);
 var timer = null;
 function set(el, name, value) {{ if (el.getAttribute(name) !== value) el.setAttribute(name, value); }}
+function fit(box) {{  // a code box: as many rows as its lines and one more, within CODE_ROWS
+  var rows = Math.max({CODE_ROWS[0]}, Math.min({CODE_ROWS[1]}, box.value.split('\\n').length + 1));
+  if (Number(box.getAttribute('rows')) < rows) box.setAttribute('rows', String(rows));
+  box.setAttribute('data-fitted', box.getAttribute('rows'));
+}}
 function tidy() {{
   root.querySelectorAll('button, input, select, textarea, [tabindex]').forEach(function (el) {{
     set(el, 'data-lm-suppress-shortcuts', 'true');
@@ -131,6 +159,15 @@ function tidy() {{
     s.setAttribute('role', 'status'); s.setAttribute('aria-live', 'polite');
     s.setAttribute('aria-atomic', 'true');
   }});
+  root.querySelectorAll('.{CODE_CLASS} textarea').forEach(function (box) {{
+    set(box, 'spellcheck', 'false'); set(box, 'autocapitalize', 'off'); set(box, 'autocomplete', 'off');
+    var row = box.closest('.{ANSWER_ROW_CLASS}'), hint = row && row.querySelector('.{CODE_HINT_CLASS}');
+    if (hint) {{
+      if (!hint.id) hint.id = 'course-hint-' + Math.random().toString(36).slice(2);
+      set(box, 'aria-describedby', hint.id);
+    }}
+    if (box.getAttribute('data-fitted') !== box.getAttribute('rows')) fit(box);
+  }});
   root.querySelectorAll('[class*="{FOCUS_PREFIX}"]').forEach(function (el) {{
     var mark = Array.prototype.find.call(el.classList, function (c) {{
       return c.indexOf('{FOCUS_PREFIX}') === 0; }});
@@ -149,10 +186,15 @@ new MutationObserver(function (records) {{
   tidy();
 }}).observe(root, {{subtree: true, childList: true, characterData: true, attributes: true,
   attributeFilter: ['title', 'class', 'aria-valuenow']}});
+// the key that sends a typed answer: Enter in a text box, Shift+Enter in a code box
+function sends(event, t) {{
+  if (event.key !== 'Enter') return false;
+  if (t.tagName === 'INPUT' && t.type === 'text') return true;
+  return t.tagName === 'TEXTAREA' && event.shiftKey && !!t.closest('.{CODE_CLASS}');
+}}
 function waiting(event) {{
   var t = event.target;
-  var act = event.type === 'click' ? t.closest && t.closest('button') :
-    (event.key === 'Enter' && t.tagName === 'INPUT' && t.type === 'text' ? t : null);
+  var act = event.type === 'click' ? t.closest && t.closest('button') : (sends(event, t) ? t : null);
   if (!act || act.disabled || timer !== null) return;
   timer = setTimeout(function () {{
     timer = null; stale.textContent = {json.dumps(STALE_TEXT)};
@@ -161,17 +203,42 @@ function waiting(event) {{
 function typed(event) {{
   var t = event.target, row = t.closest && t.closest('.{ANSWER_ROW_CLASS}');
   if (!row) return;
-  var box = row.querySelector('.{NUMBER_CLASS} input'), channel = row.querySelector('.{TYPED_CLASS} input');
+  var box = row.querySelector('.{NUMBER_CLASS} input, .{CODE_CLASS} textarea');
+  var channel = row.querySelector('.{TYPED_CLASS} input');
   var button = row.querySelector('button.{SUBMIT_CLASS}');
   if (!box || !channel) return;
   if (event.type === 'click' ? !(button && button.contains(t) && !button.disabled) :
-    !(event.key === 'Enter' && t === box && !box.disabled)) return;
+    !(sends(event, t) && t === box && !box.disabled)) return;
   event.preventDefault(); event.stopPropagation();
   var count = Number(channel.getAttribute('data-count') || '0') + 1;
   channel.setAttribute('data-count', String(count));
-  channel.value = count + ':' + box.value;
+  channel.value = count + ':' + (box.tagName === 'TEXTAREA' ? JSON.stringify(box.value) : box.value);
   channel.dispatchEvent(new Event('change', {{bubbles: true}}));
 }}
+function indent(event) {{  // Tab in a code box indents; Escape then Tab, or Shift+Tab, leaves it
+  var t = event.target;
+  if (t.tagName !== 'TEXTAREA' || !t.closest('.{CODE_CLASS}') || t.disabled) return;
+  if (event.key === 'Escape') {{ t.setAttribute('data-leave', 'true'); return; }}
+  if (event.key !== 'Tab' || event.shiftKey || event.ctrlKey || event.altKey || event.metaKey) {{
+    if (event.key !== 'Shift') t.removeAttribute('data-leave');
+    return;
+  }}
+  if (t.getAttribute('data-leave')) {{ t.removeAttribute('data-leave'); return; }}
+  event.preventDefault();
+  // insertText keeps the browser's undo and fires the input event that tells the widget
+  if (!document.execCommand || !document.execCommand('insertText', false, '    ')) {{
+    t.setRangeText('    ', t.selectionStart, t.selectionEnd, 'end');
+    t.dispatchEvent(new Event('input', {{bubbles: true}}));
+  }}
+}}
+root.addEventListener('keydown', indent, true);
+root.addEventListener('input', function (event) {{
+  var t = event.target;
+  if (t.tagName === 'TEXTAREA' && t.closest('.{CODE_CLASS}')) fit(t);
+}}, true);
+root.addEventListener('focusout', function (event) {{
+  if (event.target.removeAttribute) event.target.removeAttribute('data-leave');
+}}, true);
 root.addEventListener('click', waiting, true);
 root.addEventListener('keydown', waiting, true);
 root.addEventListener('click', typed, true);

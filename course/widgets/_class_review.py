@@ -224,6 +224,8 @@ class ClassReviewWidget:
             said = f"Answer: {presentation.right_label}."
         elif question.kind == Kind.NUMERIC:
             said = f"Answer: {html.escape(answer_text(question))}."
+        elif question.kind == Kind.CODE:  # a worked solution: a code block, which no paragraph may hold
+            return f"<p><b>Answer:</b></p>{to_html(str(question.answer))}{to_html(question.explanation)}"
         else:
             said = f"Answer: {to_html(str(question.answer))}"
         return f"<p><b>{said}</b></p>{to_html(question.explanation)}"

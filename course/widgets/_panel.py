@@ -3,11 +3,14 @@
 The panel shows one question at a time and grades it by the rules of `course.bank` (a new order of the
 options each time a question is shown; wrong = Again, right = Good unless the learner picks Hard or Easy);
 what happens to an answer (where it is saved, which question comes next) is left to the subclass. An answer
-is saved exactly once, as soon as its rating is known: a wrong auto-graded answer at "Check" (it can only be
-Again), a right one on "Next" (Good unless the learner picked Hard or Easy: the log is append-only, so it
-waits for the final rating, and the hint above the ratings says so), a recall answer when a rating button is
-pressed. What happened to the last answer stays in view under the next question, or under the summary after
-the last one. How it looks and behaves in the browser is `course.widgets._chrome`.
+is saved exactly once, as soon as its rating is known: a wrong auto-graded answer at "Check" or "Run and
+check" (it can only be Again), a right one on "Next" (Good unless the learner picked Hard or Easy: the log
+is append-only, so it waits for the final rating, and the hint above the ratings says so), a recall answer
+when a rating button is pressed. What happened to the last answer stays in view under the next question, or
+under the summary after the last one. A code answer is run in this process, the notebook's kernel
+(`course.checkers.run_code`), and graded by its card's checker: right or wrong as the auto-graded kinds, the
+checker's sentence said, and a worked solution shown after the attempt. How it looks and behaves in the
+browser is `course.widgets._chrome`.
 """
 
 from __future__ import annotations
@@ -48,6 +51,7 @@ from course.widgets._chrome import (
     focus_here,
 )
 from course.widgets._clock import Clock, duration_ms, read_clock, real_clock
+from course.widgets._code import CodeAnswer
 from course.widgets._texts import (
     RECALL_HINT,
     RIGHT_HINT,
@@ -129,6 +133,7 @@ class QuestionPanel:
         self.option_buttons: list[widgets.Button] = []
         self.number_input: widgets.Text | None = None
         self.check_button: widgets.Button | None = None
+        self.code: CodeAnswer | None = None  # a code question's box and "Run and check"
         self.show_button: widgets.Button | None = None
         self.rating_buttons: dict[Rating, widgets.Button] = {}
         self.rating_choice: widgets.RadioButtons | None = None
@@ -170,6 +175,7 @@ class QuestionPanel:
         self.saved = None
         self.option_buttons = []
         self.number_input = self.check_button = self.show_button = None
+        self.code = None
         self.rating_buttons = {}
         self.rating_choice = None
         self.prompt.remove_class(SUMMARY_CLASS)
@@ -198,6 +204,13 @@ class QuestionPanel:
         )
         self.number_input, self.check_button = typed.box, typed.button
         return (typed.row,)
+
+    def _code_controls(self, question: Question) -> tuple[widgets.Widget, ...]:
+        """A code box prefilled with the starter, its keys, and "Run and check". Only Shift+Enter or the
+        button runs the code, exactly as typed (`CodeAnswer`)."""
+        assert question.function is not None and question.starter is not None  # a code question's own
+        self.code = CodeAnswer(self._on_run, function=question.function, starter=question.starter)
+        return (self.code.row,)
 
     def _recall_controls(self, question: Question) -> tuple[widgets.Widget, ...]:
         """Show answer: the learner recalls first, then grades themselves."""
@@ -268,6 +281,49 @@ class QuestionPanel:
         else:
             said = f"<b>{heading(verdict)}.</b> You answered {html.escape(text)}; the answer is {expected}."
         self._graded(verdict, f"<p>{said}</p>")
+
+    def _on_run(self, code: str) -> None:
+        """Run `code`, the text in the code box when Shift+Enter or "Run and check" was pressed, and grade it
+        by the question's checker (`course.checkers.run_code`: never a traceback, one sentence)."""
+        question = self.question
+        if question is None or self.answered_at is not None or self.code is None:
+            return
+        function, checker, solution = question.function, question.checker, question.solution
+        assert function is not None and checker is not None and solution is not None  # a code question's
+        self.answered_at = self._now()  # the learner's time ends here, not after the code has run
+        self.code.show(code)
+        self.code.disable()
+        try:
+            from course.checkers import run_code  # numpy and the checkers: only once code is run
+
+            result = run_code(code, function, checker)
+        except KeyboardInterrupt:  # Kernel → Interrupt, e.g. on a loop that never ends: not an answer
+            self._not_run(
+                "<p><b>Your code was stopped</b> before it finished (the kernel was interrupted). Nothing "
+                "was saved: change it and run it again.</p>"
+            )
+            return
+        except Exception as err:  # a bug in the course, not in the learner's code: say so, let them retry
+            detail = html.escape(f"{type(err).__name__}: {err}")
+            self._not_run(
+                f"<p><b>✗ Could not run your code</b> ({detail}). Nothing was saved. This is a bug in the "
+                "course: please report it with this message.</p>"
+            )
+            return
+        verdict = Verdict(result.ok, solution, code)
+        sentence = html.escape(result.sentence.strip().removeprefix("✓").removeprefix("✗").strip())
+        said = f"<p><b>{heading(verdict)}:</b> {sentence}</p>"
+        compare = "A worked solution, to compare with yours:" if verdict.right else "A worked solution:"
+        shown = to_html(str(question.answer))  # the solution, as a fenced code block
+        self._graded(verdict, said, f"<p><b>{compare}</b></p>{shown}")
+
+    def _not_run(self, why: str) -> None:
+        """The code was not judged: say `why` (HTML), and let the learner edit it and run it again."""
+        self.answered_at = None
+        if self.code is not None:
+            self.code.box.disabled = self.code.button.disabled = False
+        self.notice.value = why
+        self._announce(html_text(why))
 
     def _graded(self, verdict: Verdict, said: str, details: str = "") -> None:
         """Show the verdict (`said`, HTML, also said in the live region), the `details` (HTML) and the
@@ -423,6 +479,8 @@ class QuestionPanel:
         for control in (self.number_input, self.check_button, self.show_button):
             if control is not None:
                 control.disabled = True
+        if self.code is not None:
+            self.code.disable()
 
     def _label_next(self) -> None:
         """Subclasses may say where Next leads (e.g. "Finish" on the last question)."""
@@ -459,6 +517,7 @@ CONTROLS: Mapping[Kind, Callable[[QuestionPanel, Question], tuple[widgets.Widget
         Kind.CHOICE: QuestionPanel._choice_controls,
         Kind.NUMERIC: QuestionPanel._numeric_controls,
         Kind.RECALL: QuestionPanel._recall_controls,
+        Kind.CODE: QuestionPanel._code_controls,
     }
 )
 """How the widgets show each kind of question (`course.bank`): one method per kind, building its controls."""

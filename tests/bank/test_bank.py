@@ -29,7 +29,10 @@ CHOICE_OPTIONS = """options = [
 KNOWN = "00, 01, 02, 03, 04, 05, 06, 07, 08"
 MATH = "unbalanced math: odd number of '$' (write \\$ for a literal dollar sign)"
 NOT_TABLE = "must be a table like { text = ..., correct = ..., why = ... }"
-QUESTION_KEYS = "id, kind, prompt, answer, explanation, section, options, tolerance, unit"
+QUESTION_KEYS = (
+    "id, kind, prompt, answer, explanation, section, options, tolerance, unit, checker, function, starter, "
+    "solution"
+)
 
 
 def question(*lines: str, qid: str = "00-a", kind: str = "recall") -> str:
@@ -278,7 +281,7 @@ CASES: list[tuple[str, dict[str, str | bytes], list[str]]] = [
     (
         "kind missing",
         {F: lesson_file(question().replace('kind = "recall"\n', ""))},
-        [f"{Q}: field 'kind': missing (one of recall, choice, numeric)"],
+        [f"{Q}: field 'kind': missing (one of recall, choice, numeric, code)"],
     ),
     (
         "kind not a string",
@@ -288,7 +291,7 @@ CASES: list[tuple[str, dict[str, str | bytes], list[str]]] = [
     (
         "kind unknown",
         {F: lesson_file(question().replace('kind = "recall"', 'kind = "mcq"'))},
-        [f"{Q}: field 'kind': unknown kind 'mcq' (one of recall, choice, numeric)"],
+        [f"{Q}: field 'kind': unknown kind 'mcq' (one of recall, choice, numeric, code)"],
     ),
     (
         "unknown question key",
@@ -840,7 +843,8 @@ def test_shipped_bank_loads_clean() -> None:
     for lesson in bank.lessons():
         questions = bank.questions(lesson)
         assert len(questions) >= 6, lesson
-        assert {q.kind for q in questions} == {"recall", "choice", "numeric"}, lesson
+        kinds = {"recall", "choice", "numeric"} | ({"code"} if lesson != "00" else set())
+        assert {q.kind for q in questions} == kinds, lesson  # code cards in lessons 01-08
         assert all(q.source.startswith(lesson + "-") for q in questions)
     assert {q.section for q in bank.questions("00")} <= WELCOME_SECTIONS
 

@@ -18,7 +18,7 @@ from course.widgets._panel import CONTROLS
 def test_every_kind_has_its_spec_in_registry_order() -> None:
     assert list(SPECS) == list(Kind)
     assert all(isinstance(spec, KindSpec) and spec.kind is kind for kind, spec in SPECS.items())
-    assert KINDS == tuple(kind.value for kind in SPECS) == ("recall", "choice", "numeric")
+    assert KINDS == tuple(kind.value for kind in SPECS) == ("recall", "choice", "numeric", "code")
     assert bank.KINDS is KINDS
     assert all(type(name) is str for name in KINDS)
 

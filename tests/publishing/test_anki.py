@@ -223,3 +223,54 @@ def test_a_note_never_gets_the_wrong_number_of_fields(tmp_path: Path) -> None:
     )
     assert list(tmp_path.iterdir()) == []
     assert note_fields(Question("01-y", "01", "recall", "P\tQ", "A", "E", "1. S"))[2:] == ["01", "01-y"]
+
+
+LESSON_05_CODE = """lesson = "05"
+
+[[question]]
+id = "05-mask"
+kind = "code"
+prompt = "Write `causal_mask(t)`, True where $j \\\\le i$."
+checker = "check_causal_mask"
+function = "causal_mask"
+starter = '''
+def causal_mask(t):
+    raise NotImplementedError
+'''
+solution = '''
+def causal_mask(t):
+    keep = np.ones((t, t), dtype=bool)  # "$x$" < 1
+    return np.tril(keep)
+'''
+explanation = "The lower triangle: `np.tril`."
+section = "3. The causal mask"
+"""
+
+
+def test_a_code_question_is_a_note_of_its_prompt_and_starter_then_its_worked_solution(tmp_path: Path) -> None:
+    directory = tmp_path / "bank"
+    directory.mkdir()
+    (directory / "05-masks.toml").write_text(LESSON_05_CODE)
+    target = tmp_path / "code.apkg"
+    assert export(target, "--bank", directory) == (
+        0,
+        f"Wrote 1 note (lesson 05) to {target}. Import it in Anki: File > Import.\n",
+        "",
+    )
+    assert read_package(target, tmp_path).notes == [
+        (
+            genanki.guid_for("05-mask"),
+            MODEL_ID,
+            [
+                "<p>Write <code>causal_mask(t)</code>, True where \\(j \\le i\\).</p>\n<p>Starter code:</p>\n"
+                "<pre><code>def causal_mask(t):\n    raise NotImplementedError</code></pre>",
+                '<p class="answer">A worked solution:</p>\n<pre><code>def causal_mask(t):\n'
+                '    keep = np.ones((t, t), dtype=bool)  # "$x$" &lt; 1\n'
+                "    return np.tril(keep)</code></pre>\n"
+                "<p>The lower triangle: <code>np.tril</code>.</p>",
+                "05",
+                "05-mask",
+            ],
+            " lesson-05 ",
+        )
+    ]

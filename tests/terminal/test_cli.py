@@ -149,7 +149,8 @@ def test_check_lists_every_problem(bank: Path) -> None:
     result = run("check", "--bank", bank)
     assert (result.returncode, result.stderr) == (1, "")
     assert result.stdout == (
-        "00-sums.toml: question '00-c': field 'kind': unknown kind 'mcq' (one of recall, choice, numeric)\n"
+        "00-sums.toml: question '00-c': field 'kind': unknown kind 'mcq' (one of recall, choice, numeric, "
+        "code)\n"
         "01-one.toml: question '01-r': field 'section': missing\n"
         "question bank has 2 problems\n"
     )
@@ -157,7 +158,8 @@ def test_check_lists_every_problem(bank: Path) -> None:
     assert (review.returncode, review.stdout) == (1, "")
     assert review.stderr == (
         "the question bank is invalid (python -m course check lists the problems):\n"
-        "00-sums.toml: question '00-c': field 'kind': unknown kind 'mcq' (one of recall, choice, numeric)\n"
+        "00-sums.toml: question '00-c': field 'kind': unknown kind 'mcq' (one of recall, choice, numeric, "
+        "code)\n"
         "01-one.toml: question '01-r': field 'section': missing\n"
     )
 

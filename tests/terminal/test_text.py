@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from course.bank import load_bank
+from course.bank import Kind, load_bank
 from course.terminal.text import terminal_text
 
 CASES = [
@@ -144,12 +144,17 @@ def test_terminal_text(markdown: str, width: int, expected: str) -> None:
 
 def test_every_text_of_the_shipped_bank_is_rendered_without_markup() -> None:
     """No dollar, backslash, brace or emphasis mark is left of the bank's math and Markdown, and no line is
-    wider than asked unless it is one unbreakable word or formula."""
+    wider than asked unless it is one unbreakable word or formula; a code question's solution is shown line
+    for line as written."""
     bank = load_bank()
     width = 60
     for lesson in bank.lessons():
         for question in bank.questions(lesson):
-            texts = [question.prompt, question.explanation, str(question.answer)]
+            texts = [question.prompt, question.explanation]
+            if question.kind == Kind.CODE:  # its answer is code, shown as it is written
+                assert terminal_text(str(question.answer), width) == str(question.solution).rstrip("\n")
+            else:
+                texts.append(str(question.answer))
             texts += [text for option in question.options for text in (option.text, option.why)]
             for text in texts:
                 shown = terminal_text(text, width)
