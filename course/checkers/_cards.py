@@ -48,7 +48,7 @@ from course.checkers._masks import (
     DECODING_TRANSPOSED,
     PADDING_TRANSPOSED,
 )
-from course.checkers._self_attention import PE_FROM_ONE, _positional_mistakes
+from course.checkers._self_attention import PE_FROM_ONE, positional_mistakes
 from course.checkers._softmax import SOFTMAX_UNNORMALISED, STABLE_HINT
 from course.checkers._uses import DECODER_KEYS_WORDS, ENCODER_QUERIES_WORDS
 from course.efficient import elu_feature_map, linear_attention, online_softmax_update, sliding_window_mask
@@ -372,7 +372,7 @@ def check_card_position_code(fn: Callable[[int, int], Any]) -> CheckResult:
     sin(pos / 10000^(2i/d_model)) in column 2i and its cosine in column 2i + 1."""
 
     def case(pos: int, d_model: int) -> Case:
-        table = _positional_mistakes(pos + 1, d_model)
+        table = positional_mistakes(pos + 1, d_model)
         mistakes = tuple((alternative[pos], words) for alternative, words in table)
         if pos == 0:  # counted from 1, position 0 gets the code of position 1
             mistakes += ((sinusoidal_positions(2, d_model)[1], PE_FROM_ONE),)

@@ -41,6 +41,7 @@ __all__ = [
     "check_relative_attention",
     "check_rotary",
     "check_value_gradient",
+    "positional_mistakes",
     "relative_offsets",
 ]
 
@@ -59,7 +60,7 @@ PE_FROM_ONE = (
 )
 
 
-def _positional_mistakes(t: int, d_model: int) -> tuple[tuple[NDArray[Any], str], ...]:
+def positional_mistakes(t: int, d_model: int) -> tuple[tuple[NDArray[Any], str], ...]:
     """What typical wrong sinusoidal encodings return for (t, d_model), with the words for each mistake."""
     pos = np.arange(t, dtype=np.float64)[:, None]  # (t, 1)
     even = np.arange(d_model) % 2 == 0  # (d_model,)
@@ -107,7 +108,7 @@ def check_positional_encoding(fn: Callable[[int, int], Any]) -> CheckResult:
 
     def case(name: str, t: int, d_model: int) -> Case:
         expected = sinusoidal_positions(t, d_model)
-        return Case(name, (t, d_model), expected, mistakes=_positional_mistakes(t, d_model))
+        return Case(name, (t, d_model), expected, mistakes=positional_mistakes(t, d_model))
 
     return run_cases(
         "positional encoding",

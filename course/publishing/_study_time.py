@@ -4,8 +4,9 @@ The estimate adds up: the prose at 130 words a minute (mathematical prose is rea
 references); the code at 10 lines a minute (reading it, running it and reading what it prints); a minute to
 think before each **Predict:** prompt; each exercise by its size, 10 minutes and 0.75 of a minute for each
 line of its worked solution (a transfer exercise of 8 to 12 lines: 16 to 19 minutes); a minute for each quiz
-question. It is rounded to the nearest 5 minutes. Each lesson states it in its first cell ("**Time:** about N
-minutes"), and a test keeps the two equal. These rates are estimates, not times measured with learners.
+question, two for a code card (a short function written and checked: one to three minutes). It is rounded to
+the nearest 5 minutes. Each lesson states it in its first cell ("**Time:** about N minutes"), and a test keeps
+the two equal. These rates are estimates, not times measured with learners.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ MINUTES_PER_PREDICTION = 1.0
 MINUTES_PER_EXERCISE = 10.0  # reading the task, writing, running its checker
 MINUTES_PER_SOLUTION_LINE = 0.75
 MINUTES_PER_QUESTION = 1.0
+MINUTES_PER_CODE_QUESTION = 2.0
 
 _PREDICT = re.compile(r"\*\*Predict:\*\*")
 _STATED = re.compile(r"\*\*Time:\*\* about (\d+) minutes")
@@ -40,6 +42,7 @@ class Estimate:
     predictions: int
     exercises: tuple[int, ...]
     questions: int
+    code_questions: int = 0
 
     @property
     def exact(self) -> float:
@@ -49,6 +52,7 @@ class Estimate:
             + self.predictions * MINUTES_PER_PREDICTION
             + sum(exercise_minutes(lines) for lines in self.exercises)
             + self.questions * MINUTES_PER_QUESTION
+            + self.code_questions * MINUTES_PER_CODE_QUESTION
         )
 
     @property
@@ -79,8 +83,9 @@ def _code_lines(source: str) -> int:
     return sum(1 for line in source.splitlines() if line.strip() and not line.strip().startswith("#"))
 
 
-def estimate(path: Path, questions: int) -> Estimate:
-    """The estimate for the notebook at `path`, whose quiz has `questions` questions."""
+def estimate(path: Path, questions: int, code_questions: int = 0) -> Estimate:
+    """The estimate for the notebook at `path`, whose quiz has `questions` questions answered in a word or a
+    choice and `code_questions` code cards."""
     nb = nbformat.read(path, as_version=4)
     markdown = [
         cell.source
@@ -94,6 +99,7 @@ def estimate(path: Path, questions: int) -> Estimate:
         predictions=sum(len(_PREDICT.findall(text)) for text in markdown),
         exercises=tuple(_solution_lines(text) for text in code if "### BEGIN SOLUTION" in text),
         questions=questions,
+        code_questions=code_questions,
     )
 
 

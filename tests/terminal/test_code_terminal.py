@@ -14,7 +14,7 @@ import pytest
 
 from scheduler import Rating, Store
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 T = datetime(2025, 3, 3, 10, 0, tzinfo=timezone.utc)
 NOW = "2025-03-03T10:00:00+00:00"
 

@@ -8,7 +8,8 @@ after the attempt, and the store holds Again then Good. Tab indents in the code 
 it (and the hint, the box's description, says so); after Next the focus is on the question, not in the box.
 axe-core finds nothing wrong in the widget, before and after an answer.
 
-Needs the system Chromium and the playwright package, as ``tests/test_browser.py`` (whose helpers it uses).
+Needs the system Chromium and the playwright package, as ``tests/browser/test_first_day.py`` (whose helpers
+it uses).
 Set ``COURSE_BROWSER_SCREENSHOT`` to a directory to keep screenshots of the code box.
 """
 
@@ -21,9 +22,15 @@ from typing import Any
 
 import nbformat
 import pytest
-from browser import notebook as nb
-from test_browser import keep_screenshot, lab_in_browser, no_violations, open_notebook, require_browser
 
+from browser import notebook as nb
+from browser.test_first_day import (
+    keep_screenshot,
+    lab_in_browser,
+    no_violations,
+    open_notebook,
+    require_browser,
+)
 from course.checkers import run_code
 from course.widgets._code import CODE_HINT
 from scheduler import Rating, Store
