@@ -56,7 +56,8 @@ def retention(text: str) -> float:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(
-            f"not a number: {text!r} (use a number from {low:.2f} to {high:.2f}, e.g. 0.85)"
+            f"not a number: {text!r} (use a number from {low:.2f} to {high:.2f}, e.g. the default, "
+            f"{Memory().desired_retention:.2f})"
         ) from None
     problem = retention_problem(value)
     if problem is not None:

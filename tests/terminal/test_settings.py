@@ -121,7 +121,7 @@ USAGE = (
             "must be at most 0.97, got 0.98: above that, the reviews grow steeply for little gain in what "
             "you remember",
         ),
-        ("85%", "not a number: '85%' (use a number from 0.70 to 0.97, e.g. 0.85)"),
+        ("85%", "not a number: '85%' (use a number from 0.70 to 0.97, e.g. the default, 0.77)"),
         ("nan", "must be a number from 0.70 to 0.97, got nan"),
     ],
 )
