@@ -96,7 +96,8 @@ _STYLE = f"""<style>
 .{ROOT_CLASS} .{CODE_CLASS} {{ flex-direction: column; align-items: stretch; align-self: stretch;
   width: auto; max-width: 100%; min-width: 0; }}
 .{ROOT_CLASS} .{CODE_CLASS} .widget-label {{ width: auto; text-align: left; font-weight: 600;
-  margin-bottom: 0.25em; }}
+  margin-bottom: 0.25em; max-width: 100%; height: auto; line-height: 1.4; white-space: normal;
+  overflow-wrap: anywhere; }}
 .{ROOT_CLASS} .{CODE_CLASS} textarea {{ font-family: var(--jp-code-font-family, monospace);
   font-size: var(--jp-code-font-size, 13px); line-height: 1.4; tab-size: 4; white-space: pre;
   overflow-x: auto; overflow-wrap: normal; resize: vertical; border: 1px solid #757575; padding: 0.4em;

@@ -6,7 +6,8 @@ then right, each typed at full speed (no delay between the keys, Tab to indent) 
 once: the code graded is the code typed, each verdict is said in the live region, the worked solution shows
 after the attempt, and the store holds Again then Good. Tab indents in the code box; Escape then Tab leaves
 it (and the hint, the box's description, says so); after Next the focus is on the question, not in the box.
-axe-core finds nothing wrong in the widget, before and after an answer.
+axe-core finds nothing wrong in the widget, before and after an answer; at 320 CSS px the widget fits its
+column.
 
 Needs the system Chromium and the playwright package, as ``tests/browser/test_first_day.py`` (whose helpers
 it uses).
@@ -25,6 +26,7 @@ import pytest
 
 from browser import notebook as nb
 from browser.test_first_day import (
+    _OVERFLOW,
     keep_screenshot,
     lab_in_browser,
     no_violations,
@@ -148,6 +150,16 @@ def test_a_code_card_answered_wrong_then_right_by_keyboard_in_the_browser(tmp_pa
         expect(review.get_by_text("A worked solution:", exact=True)).to_have_count(1)
         keep_screenshot(page, "wrong", show=review)
         no_violations(page, ".course-widget")
+        # Reflow: at 320 CSS px (a phone, or 400 % zoom) the box, the verdict and the solution fit.
+        size = page.viewport_size
+        page.set_viewport_size({"width": 320, "height": 900})
+        page.evaluate("() => window.jupyterapp.shell.collapseLeft()")
+        page.wait_for_timeout(300)
+        wide, width, area = page.evaluate(_OVERFLOW)
+        assert wide == [] and width <= area, f"wider than {area} px: {wide}"
+        keep_screenshot(page, "code-320px", show=review)
+        no_violations(page, ".course-widget")
+        page.set_viewport_size(size)
         with Store.open(db, create=False) as store:
             assert [(r.item_id, r.rating) for r in store.reviews()] == [("05-code-causal-mask", Rating.AGAIN)]
 
