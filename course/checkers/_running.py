@@ -22,7 +22,9 @@ parent, which kills the child (and any process it started) when it runs out. So 
     ✗ Your code ran for more than 10 seconds: it was stopped.
     ✗ Your code used more than 1 GiB of memory: it was stopped.
 
-The limits count from when the child is ready to run the code (its own start-up, which imports numpy, is not
+`run_code` takes a time limit too (`seconds`; the notebooks' widgets give 10), kept by a timer in this process
+where one can interrupt the code; it has no memory limit. The limits of the child count from when it is ready
+to run the code (its own start-up, which imports numpy, is not
 counted); the memory limit is on top of what the child holds then. A `MemoryError` in the child is taken as
 the memory limit reached. The resource limits are set where the ``resource`` module has them (Linux, macOS);
 the wall-clock limit holds everywhere. The terminal uses `run_code_limited`.
@@ -234,10 +236,38 @@ def _verdict(result: Any, printed: str, raised: _Raised) -> CodeVerdict:
     return CodeVerdict(ok, sentence)
 
 
-def run_code(code: str, function: str, checker: str) -> CodeVerdict:
+class _OutOfTime(BaseException):
+    """Raised in this process when `run_code`'s time runs out (not an Exception: no checker catches it)."""
+
+
+def run_code(code: str, function: str, checker: str, *, seconds: float | None = None) -> CodeVerdict:
     """Grade `code` in this process: execute it in a fresh namespace holding ``np`` and ``math``, take
-    `function` from it, and call ``getattr(course.checkers, checker)`` on it, its printing captured."""
-    return _judge(code, function, checker, limited=False)
+    `function` from it, and call ``getattr(course.checkers, checker)`` on it, its printing captured.
+
+    With `seconds`, code still running after that long is stopped and said to be (`time_sentence`), where a
+    timer can interrupt it: on the main thread (a notebook's kernel runs widget callbacks there) of a system
+    with ``signal.setitimer``; code stuck inside one long numpy call stops when that call returns."""
+    timed = (
+        seconds is not None
+        and hasattr(signal, "setitimer")
+        and threading.current_thread() is threading.main_thread()
+    )
+    if not timed:
+        return _judge(code, function, checker, limited=False)
+    assert seconds is not None
+
+    def out_of_time(signum: int, frame: Any) -> None:
+        raise _OutOfTime
+
+    before = signal.signal(signal.SIGALRM, out_of_time)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+        return _judge(code, function, checker, limited=False)
+    except _OutOfTime:
+        return CodeVerdict(False, time_sentence(seconds))
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, before)
 
 
 # ---- the limited run: a child process

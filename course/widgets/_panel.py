@@ -67,7 +67,9 @@ from course.widgets._texts import (
 from course.widgets._typed import TypedAnswer
 from scheduler import Rating
 
-__all__ = ["CONTROLS", "QuestionPanel", "option_rows"]
+__all__ = ["CODE_SECONDS", "CONTROLS", "QuestionPanel", "option_rows"]
+
+CODE_SECONDS = 10.0  # a learner's code still running after this long is stopped and said to be (run_code)
 
 
 class QuestionPanel:
@@ -296,8 +298,8 @@ class QuestionPanel:
         try:
             from course.checkers import run_code  # numpy and the checkers: only once code is run
 
-            result = run_code(code, function, checker)
-        except KeyboardInterrupt:  # Kernel → Interrupt, e.g. on a loop that never ends: not an answer
+            result = run_code(code, function, checker, seconds=CODE_SECONDS)
+        except KeyboardInterrupt:  # Kernel → Interrupt (where no timer could stop it): not an answer
             self._not_run(
                 "<p><b>Your code was stopped</b> before it finished (the kernel was interrupted). Nothing "
                 "was saved: change it and run it again.</p>"

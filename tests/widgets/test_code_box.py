@@ -273,7 +273,7 @@ def test_code_that_cannot_be_judged_is_wrong_with_one_sentence(
 def test_a_runner_that_fails_saves_nothing_and_lets_the_learner_try_again(
     bank: Bank, db: Path, clock: Clock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def broken(code: str, function: str, checker: str) -> CodeVerdict:
+    def broken(code: str, function: str, checker: str, seconds: float | None = None) -> CodeVerdict:
         raise RuntimeError("the runner broke")
 
     monkeypatch.setattr(course.checkers, "run_code", broken)
@@ -296,7 +296,7 @@ def test_a_runner_that_fails_saves_nothing_and_lets_the_learner_try_again(
 def test_code_stopped_by_an_interrupt_is_not_an_answer(
     bank: Bank, db: Path, clock: Clock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def interrupted(code: str, function: str, checker: str) -> CodeVerdict:
+    def interrupted(code: str, function: str, checker: str, seconds: float | None = None) -> CodeVerdict:
         raise KeyboardInterrupt  # Kernel → Interrupt while `while True: pass` runs
 
     monkeypatch.setattr(course.checkers, "run_code", interrupted)
@@ -356,3 +356,16 @@ def test_every_code_card_of_the_course_shows_its_starter_and_its_solution_is_rig
         assert widget.verdict is not None and widget.verdict.right, (card.id, widget.feedback.value)
         widget.next_button.click()
     assert [rating for _item, rating, *_ in saved(db)] == [Rating.GOOD] * len(cards)
+
+
+def test_code_that_runs_too_long_is_stopped_and_wrong(
+    bank: Bank, db: Path, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(course.widgets._panel, "CODE_SECONDS", 0.3)
+    widget = make_review(bank, db, clock)
+    clock.advance(seconds=20)
+    type_and_send(widget, "def causal_mask(t):\n    while True:\n        pass\n")
+    assert widget.feedback.value.startswith(
+        "<p><b>✗ Not quite:</b> Your code ran for more than 0.3 seconds: it was stopped.</p>"
+    )
+    assert saved(db) == [("05-code-mask", Rating.AGAIN, T0.replace(second=20), 20_000)]
