@@ -20,6 +20,7 @@ __all__ = [
     "Limits",
     "LogEntry",
     "Merged",
+    "Nudge",
     "Rating",
     "Review",
     "Settings",
@@ -98,6 +99,22 @@ class DueItems:
 
     due: Mapping[str, datetime]
     scheduled: frozenset[str]
+    nudged: Mapping[str, datetime] = field(default_factory=dict)
+    """Items brought forward by a `Nudge` not answered since, with the earliest due time asked for (the
+    serving queue offers them from then, whatever their card says; an item without a card, as a new one)."""
+
+
+@dataclass(frozen=True)
+class Nudge:
+    """A request to see an item again by ``due``, made at ``nudged_at`` for ``reason`` (a short text: what
+    brought it back). It is an event of its own, never a review: it changes no card; the due queue offers
+    the item from ``due`` (as a new item if it has never been answered) until it is answered after
+    ``nudged_at``. An item's schedule is otherwise what its reviews make it."""
+
+    item_id: str
+    nudged_at: datetime
+    due: datetime
+    reason: str
 
 
 @dataclass(frozen=True)
@@ -124,13 +141,15 @@ class LogEntry:
 
 @dataclass(frozen=True)
 class Merged:
-    """What ``Storage.merge`` added: scheduled answers, practice answers and decks newly enrolled, and how
-    many answers (of either log) it skipped as already present."""
+    """What ``Storage.merge`` added: scheduled answers, practice answers and decks newly enrolled, how many
+    answers (of either log) it skipped as already present, and the nudges it added (those present are
+    skipped without being counted)."""
 
     answers: int
     practice: int
     decks: int
     skipped: int
+    nudges: int = 0
 
 
 @dataclass(frozen=True)

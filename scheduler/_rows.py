@@ -19,6 +19,7 @@ from scheduler._errors import StoreCorruptError
 from scheduler._memory import Memory
 from scheduler._records import (
     CardState,
+    Nudge,
     Rating,
     Review,
     Settings,
@@ -32,6 +33,7 @@ __all__ = [
     "CARD_COLUMNS",
     "CARD_STATE_CODES",
     "CARD_STATE_NAMES",
+    "MAX_REASON",
     "RATINGS",
     "REVIEW_COLUMNS",
     "STATES",
@@ -40,9 +42,11 @@ __all__ = [
     "card_row",
     "check_answer",
     "check_id",
+    "check_nudge",
     "check_settings",
     "check_time",
     "memory_for",
+    "new_nudge_rows",
     "read_settings",
     "replayed_cards",
     "review_from_row",
@@ -144,6 +148,39 @@ def check_answer(
     if duration_ms is not None and duration_ms > MAX_DURATION_MS:
         raise ValueError(f"duration_ms must be at most {MAX_DURATION_MS}, got {duration_ms!r}")
     return check_rating(rating), from_ms(to_ms(check_time(at, "at")))
+
+
+MAX_REASON = 200  # characters: a nudge's reason is a few words, not a document
+
+
+def check_nudge(nudge: Nudge) -> Nudge:
+    """``nudge`` with its times to the millisecond, as kept, when a store can hold it; a ValueError naming the
+    field otherwise (a TypeError for what is not a Nudge or a time that is not a datetime)."""
+    if not isinstance(nudge, Nudge):
+        raise TypeError(f"expected a Nudge, got {type(nudge).__name__}")
+    check_id(nudge.item_id, "item_id")
+    at = from_ms(to_ms(check_time(nudge.nudged_at, "nudged_at")))
+    due = from_ms(to_ms(check_time(nudge.due, "due")))
+    reason = nudge.reason
+    if not isinstance(reason, str) or not reason.strip():
+        raise ValueError(f"reason must be a non-empty str, got {reason!r}")
+    if len(reason) > MAX_REASON or any(ord(c) < 32 or ord(c) == 127 for c in reason):
+        raise ValueError(f"reason must be at most {MAX_REASON} characters on one line, got {reason[:60]!r}")
+    if id_problem(reason) is not None:  # NUL, lone surrogates: what neither store can hold
+        raise ValueError(f"reason {id_problem(reason)}")
+    return Nudge(nudge.item_id, at, due, reason)
+
+
+def new_nudge_rows(nudges: Sequence[Nudge], present: set[tuple[Any, ...]]) -> list[tuple[str, int, int, str]]:
+    """The rows (item_id, nudged_at, due, reason; times in ms) of the checked ``nudges`` that are not among
+    the ``present`` rows, nor repeated, in the order given."""
+    added: list[tuple[str, int, int, str]] = []
+    for nudge in nudges:
+        row = (nudge.item_id, to_ms(nudge.nudged_at), to_ms(nudge.due), nudge.reason)
+        if row not in present:
+            present.add(row)
+            added.append(row)
+    return added
 
 
 def check_settings(settings: Settings) -> Settings:

@@ -3,7 +3,8 @@
 ``PRAGMA user_version`` holds the number of migrations applied. Times are integer milliseconds since the
 Unix epoch (UTC); ratings are 1..4; ``state_before`` is the card's state before the answer
 (0 new, 1 learning, 2 review, 3 relearning). Migration 2 adds ``settings``: the learner's scheduling settings,
-one row per setting, its value as JSON text (see ``Store.settings``).
+one row per setting, its value as JSON text (see ``Store.settings``). Migration 3 adds ``nudge_log``: the
+requests to see an item again by a time (``Nudge``), apart from the review log, which they never change.
 """
 
 from __future__ import annotations
@@ -54,8 +55,18 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             set_at INTEGER NOT NULL
         ) WITHOUT ROWID""",
     ),
+    (
+        """CREATE TABLE nudge_log (
+            id INTEGER PRIMARY KEY,
+            item_id TEXT NOT NULL,
+            nudged_at INTEGER NOT NULL,
+            due INTEGER NOT NULL,
+            reason TEXT NOT NULL
+        )""",
+        "CREATE INDEX nudge_log_by_item ON nudge_log (item_id, nudged_at)",
+    ),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)
 
-TABLES = frozenset({"review_log", "cram_log", "cards", "decks", "settings"})
+TABLES = frozenset({"review_log", "cram_log", "cards", "decks", "settings", "nudge_log"})

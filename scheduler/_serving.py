@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta, tzinfo
+from itertools import chain
 
 from scheduler._records import AnsweredToday, Item, Limits, Rating, Review, State
 from scheduler._storage import Storage
@@ -28,7 +29,9 @@ def due_queue(
     due from the start of the day its due time falls on (the rollover, ``rollover_hour`` o'clock in ``tz``),
     as in Anki; a same-day step at its exact time. Due reviews are ordered most overdue first (by due time),
     ties broken by lowest retrievability and then by the order of ``items``; new items come in ``items``
-    order. Items in the store but not in ``items`` are ignored.
+    order. Items in the store but not in ``items`` are ignored. A nudge (``Storage.nudge``) not answered
+    since makes its item due from the nudge's due time: a card then, if it is later; an item never answered
+    comes first among the new items, within the new limit, whether its deck is enrolled or not.
     """
     due, new, _ = _due_and_new(store, items, at, tz, limits, rollover_hour)
     return due + new
@@ -77,18 +80,30 @@ def _read_queue(
         card = store.card(item_id)
         return card is not None and due_from(card.due, card.last_review, tz, rollover_hour) <= at
 
+    seen = schedule.scheduled
+    nudged = {item_id: when for item_id, when in schedule.nudged.items() if when <= at}
+    due = schedule.due
+    if any(item_id in seen for item_id in nudged):  # a nudge brings a card forward: due at the earlier time
+        times = dict(due.items())
+        for item_id, when in nudged.items():
+            if item_id in seen and (item_id not in times or when < times[item_id]):
+                times[item_id] = when
+        due = dict(sorted(times.items(), key=lambda pair: pair[1]))
     cap = max(0, limits.reviews_per_day - reviews_done)
-    queue = _break_ties(store, items, _earliest(schedule.due, positions, cap, due_today), at, cap)
+    queue = _break_ties(store, items, _earliest(due, positions, cap, due_today), at, cap)
 
     new: list[Item] = []
     new_left = max(0, limits.new_per_day - new_done)
     if new_left:
         decks = set(store.enrolled())
-        seen = schedule.scheduled
-        for position, item in enumerate(items):
+        brought = (
+            [(position, item) for position, item in enumerate(items) if item.id in nudged] if nudged else []
+        )
+        rest = ((position, item) for position, item in enumerate(items) if item.deck in decks)
+        for position, item in chain(brought, rest):  # nudged new items first, in any deck, enrolled or not
             if len(new) == new_left:
                 break
-            if item.deck in decks and item.id not in seen and positions[item.id] == position:
+            if item.id not in seen and positions[item.id] == position and item not in new:
                 new.append(item)
     return queue, new, answered
 

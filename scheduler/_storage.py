@@ -21,6 +21,7 @@ from scheduler._records import (
     DueItems,
     LogEntry,
     Merged,
+    Nudge,
     Rating,
     Review,
     Settings,
@@ -32,6 +33,9 @@ __all__ = ["Storage"]
 class Storage(Protocol):
     """A learner's progress: an append-only review log (the truth), the schedule rebuilt from it, a cram log
     and enrolled decks.
+
+    Nudges (``nudge``) are a log of their own: ``due_by`` reports those not answered since
+    (``DueItems.nudged``).
 
     Promises: the log is only ever appended to (``merge`` aside: it inserts, keeping every row and their
     relative order), and read back in the order written; every card is what a
@@ -70,11 +74,25 @@ class Storage(Protocol):
         """Put ``deck``'s new items into the schedule; enrolling again keeps the first date."""
         ...
 
+    def nudge(self, nudge: Nudge) -> Nudge:
+        """Ask to see an item again by ``nudge.due`` (an event of its own: no card changes); returns it as
+        kept, times to the millisecond."""
+        ...
+
+    def nudges(self, start: datetime | None = None, end: datetime | None = None) -> list[Nudge]:
+        """Nudges made at ``start <= nudged_at < end`` (either bound optional), in the order made."""
+        ...
+
     def merge(
-        self, answers: Sequence[LogEntry], practice: Sequence[LogEntry], decks: Mapping[str, datetime]
+        self,
+        answers: Sequence[LogEntry],
+        practice: Sequence[LogEntry],
+        decks: Mapping[str, datetime],
+        nudges: Sequence[Nudge] = (),
     ) -> Merged:
-        """Add another log's answers, practice answers and decks not present yet, atomically: each new answer
-        after every row answered at or before it, every card then what a replay of its log gives."""
+        """Add another log's answers, practice answers, decks and nudges not present yet, atomically: each
+        new answer after every row answered at or before it, every card then what a replay of its log
+        gives."""
         ...
 
     def enrolled(self) -> dict[str, datetime]:

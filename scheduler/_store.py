@@ -14,6 +14,7 @@ import sqlite3
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from types import TracebackType
@@ -32,6 +33,7 @@ from scheduler._records import (
     DueItems,
     LogEntry,
     Merged,
+    Nudge,
     Rating,
     Review,
     Settings,
@@ -48,7 +50,9 @@ from scheduler._rows import (
     card_row,
     check_answer,
     check_id,
+    check_nudge,
     check_time,
+    new_nudge_rows,
     read_settings,
     replayed_cards,
     review_from_row,
@@ -64,6 +68,12 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)  # as in _time.from_ms
 _ONE_MS = timedelta(milliseconds=1)
 
 
+# The nudges not answered since (an item answered after a nudge is no longer brought forward by it): each
+# item's earliest due time among them.
+_PENDING_NUDGES = (
+    "SELECT n.item_id, MIN(n.due) FROM nudge_log n LEFT JOIN cards c ON c.item_id = n.item_id "
+    "WHERE c.last_review IS NULL OR n.nudged_at > c.last_review GROUP BY n.item_id"
+)
 _REVIEW_VALUES = ("item_id", "rating", "reviewed_at", "duration_ms", "due", "state_before")
 _PRACTICE_VALUES = ("item_id", "rating", "reviewed_at", "duration_ms")
 
@@ -366,8 +376,36 @@ class Store:
         with self._write() as connection:
             connection.execute("INSERT OR IGNORE INTO decks (deck, enrolled_at) VALUES (?, ?)", (deck, at_ms))
 
+    def nudge(self, nudge: Nudge) -> Nudge:
+        """Ask to see ``nudge.item_id`` again by ``nudge.due``: append it to the nudge log (no card changes;
+        see `Nudge`). Returns it as kept (times to the millisecond); a ValueError (nothing written) for one
+        a store cannot hold."""
+        nudge = check_nudge(nudge)
+        with self._write() as connection:
+            connection.execute(
+                "INSERT INTO nudge_log (item_id, nudged_at, due, reason) VALUES (?, ?, ?, ?)",
+                (nudge.item_id, to_ms(nudge.nudged_at), to_ms(nudge.due), nudge.reason),
+            )
+        return nudge
+
+    def nudges(self, start: datetime | None = None, end: datetime | None = None) -> list[Nudge]:
+        """Nudges made at ``start <= nudged_at < end`` (either bound optional), in the order made."""
+        low = -1 if start is None else to_ms(require_aware(start, "start"))
+        high = None if end is None else to_ms(require_aware(end, "end"))
+        rows = self._read(
+            "SELECT item_id, nudged_at, due, reason FROM nudge_log WHERE nudged_at >= ?"
+            + ("" if high is None else " AND nudged_at < ?")
+            + " ORDER BY id",
+            (low,) if high is None else (low, high),
+        )
+        return [Nudge(item_id, from_ms(at), from_ms(due), reason) for item_id, at, due, reason in rows]
+
     def merge(
-        self, answers: Sequence[LogEntry], practice: Sequence[LogEntry], decks: Mapping[str, datetime]
+        self,
+        answers: Sequence[LogEntry],
+        practice: Sequence[LogEntry],
+        decks: Mapping[str, datetime],
+        nudges: Sequence[Nudge] = (),
     ) -> Merged:
         """Merge another log into this one, in one transaction: the answers and practice answers not present
         yet (same item, rating, time and duration) and the decks. Nothing present is lost or reordered:
@@ -376,8 +414,10 @@ class Store:
         answering everything in that order gives (``scheduler._merging.merge_plan``, as the classroom store
         merges). A deck keeps its earliest date. The only write that inserts into the log rather than
         appending to it. Every entry and deck is checked (a ValueError: nothing written) before the file is
-        touched, so a missing one is never created for a merge refused."""
+        touched, so a missing one is never created for a merge refused. The ``nudges`` not present yet (the
+        same in every field) are appended."""
         given = incoming(answers, practice, decks)
+        wanted = [check_nudge(nudge) for nudge in nudges]
         with self._write() as connection:
             reviews = connection.execute(
                 "SELECT id, item_id, rating, reviewed_at, duration_ms, due, state_before "
@@ -396,7 +436,12 @@ class Store:
             connection.executemany(
                 "INSERT OR REPLACE INTO decks (deck, enrolled_at) VALUES (?, ?)", merge.decks.items()
             )
-        return merge.merged
+            present = set(connection.execute("SELECT item_id, nudged_at, due, reason FROM nudge_log"))
+            added = new_nudge_rows(wanted, present)
+            connection.executemany(
+                "INSERT INTO nudge_log (item_id, nudged_at, due, reason) VALUES (?, ?, ?, ?)", added
+            )
+        return replace(merge.merged, nudges=len(added))
 
     def settings(self) -> Settings:
         """The learner's scheduling settings (``Settings()`` for a file without any, or no file yet).
@@ -485,9 +530,15 @@ class Store:
     def due_by(self, until: datetime) -> DueItems:
         """The items due at or before ``until``, and every item with a card, from one read of the cards."""
         until_ms = to_ms(require_aware(until, "until"))
-        rows = self._read("SELECT item_id, due FROM cards ORDER BY due")  # by the cards_by_due index
+        with self.snapshot():
+            rows = self._read("SELECT item_id, due FROM cards ORDER BY due")  # by the cards_by_due index
+            nudged = self._read(_PENDING_NUDGES)
         due = {item_id: when for item_id, when in rows if when <= until_ms}
-        return DueItems(_DueTimes(due), frozenset([item_id for item_id, _ in rows]))
+        return DueItems(
+            _DueTimes(due),
+            frozenset([item_id for item_id, _ in rows]),
+            {item_id: from_ms(when) for item_id, when in nudged if when <= until_ms},
+        )
 
     def answers(self, start: datetime | None = None, end: datetime | None = None) -> list[Answer]:
         """Scheduled answers with ``start <= reviewed_at < end`` (either bound optional), in log order."""

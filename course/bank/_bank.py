@@ -22,6 +22,8 @@ File format (``NN-slug.toml``, ``NN`` being the lesson id)::
     function = "causal_mask"
     starter = '''def causal_mask(t, s): ...'''
     solution = '''...'''
+    # code, optional: the named mistakes (course.checkers.MISTAKES) of the exercises that bring it back
+    mistakes = ["causal-top-left", "causal-off-by-one"]
 
 `load_bank` collects every problem before raising `BankError`, so one run lists them all. Each problem
 names the file (relative to the bank directory), the question (its id, or ``#N``, its 1-based position, when
@@ -85,7 +87,8 @@ class Option:
 class Question:
     """One self-check question. For ``choice`` the ``answer`` is the correct option's text; for ``code`` it
     is the `solution` as a fenced Markdown code block (how plain text and Anki show it), and `checker`,
-    `function`, `starter` and `solution` are its fields (None for the other kinds).
+    `function`, `starter` and `solution` are its fields (None for the other kinds), `mistakes` the named
+    mistakes of the exercises that bring it back (`course.checkers.MISTAKES`).
 
     `kind` is one of `KINDS`: the loader gives a `course.bank.Kind` member, which is a ``str`` equal to its
     name (``Kind.CHOICE == "choice"``), so a question built with the bare name behaves the same.
@@ -106,6 +109,7 @@ class Question:
     function: str | None = None
     starter: str | None = None
     solution: str | None = None
+    mistakes: tuple[str, ...] = ()
 
     @property
     def correct_option(self) -> int:

@@ -120,6 +120,22 @@ is_number = must_be((int, float), "a number")
 is_boolean = must_be(bool, "true or false")
 is_question_array = must_be(list, "an array of tables, written [[question]]")
 is_options_array = must_be(list, "an array of tables")
+_NAME = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
+
+
+def is_names_array(value: object) -> str | None:
+    """The rule that a value is an array of distinct names: lowercase words joined by hyphens."""
+    if not isinstance(value, list):
+        return f'must be an array of names such as ["causal-top-left"] (got {type_name(value)})'
+    for position, name in enumerate(value, start=1):
+        if not isinstance(name, str) or not _NAME.fullmatch(name):
+            return (
+                f"item {position} must be a name of lowercase words joined by hyphens, such as "
+                f'"causal-top-left" (got {name!r})'
+            )
+        if name in value[: position - 1]:
+            return f"item {position} repeats {name!r}"
+    return None
 
 
 def is_not_blank(value: str) -> str | None:
@@ -237,7 +253,7 @@ QUESTION_FIELDS = (
 )
 KIND_KEYS = tuple(dict.fromkeys(key for spec in SPECS.values() for key in spec.keys))
 """The keys that only some kinds allow, in registry order: answer, options, tolerance, unit, checker,
-function, starter, solution."""
+function, starter, solution, mistakes."""
 QUESTION_KEYS = tuple(dict.fromkeys(("id", "kind", "prompt", "answer", "explanation", "section", *KIND_KEYS)))
 """Every key of a question, as messages list them (the answer after the prompt, where a question reads it)."""
 OPTIONS = Field(
@@ -469,6 +485,10 @@ class _Entry:
         value: int | float | None = self.read(Field(field, NUMBER, missing))
         return value
 
+    def names(self, field: str) -> tuple[str, ...]:
+        value: list[str] | None = self.read(Field(field, (is_names_array,), missing=None))
+        return tuple(value or ())
+
     def options(self) -> tuple[OptionFields, ...]:
         return check_options(self.table, self.report)
 
@@ -504,6 +524,7 @@ def check_question(
         "function": specific.function,
         "starter": specific.starter,
         "solution": specific.solution,
+        "mistakes": specific.mistakes,
         "source": file,
     }
 

@@ -66,6 +66,10 @@ class Entry(Protocol):
         """A required finite number; `missing` is the problem reported when it is absent."""
         ...
 
+    def names(self, field: str) -> tuple[str, ...]:
+        """An optional array of distinct names (lowercase words joined by hyphens); () when absent."""
+        ...
+
     def options(self) -> tuple[OptionFields, ...]:
         """The ``options`` array: 2 to 6 valid options, exactly one right (empty after any problem)."""
         ...
@@ -82,7 +86,8 @@ class OptionFields(NamedTuple):
 @dataclass(frozen=True)
 class KindFields:
     """What a kind's reader takes from an entry: the answer (None after a problem) and its other fields.
-    A code question's are its `checker`, `function`, `starter` and `solution` (None for the other kinds)."""
+    A code question's are its `checker`, `function`, `starter` and `solution` (None for the other kinds), and
+    the named `mistakes` it practises (empty for the other kinds)."""
 
     answer: str | int | float | None
     options: tuple[OptionFields, ...] = ()
@@ -92,6 +97,7 @@ class KindFields:
     function: str | None = None
     starter: str | None = None
     solution: str | None = None
+    mistakes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -171,8 +177,10 @@ def _read_code_text(entry: Entry, field: str, function: str | None) -> str | Non
 
 
 def _read_code(entry: Entry) -> KindFields:
-    """A code question's checker and function names, starter and solution; its answer is the solution as a
-    fenced code block (`code_block`), as the answer is shown where no checker runs (plain text, Anki)."""
+    """A code question's checker and function names, starter and solution, and the named mistakes of the
+    exercises that bring it back (optional: names of `course.checkers.MISTAKES`, which ``course check``
+    confirms); its answer is the solution as a fenced code block (`code_block`), as the answer is shown
+    where no checker runs (plain text, Anki)."""
     checker = _read_name(entry, "checker", checker_name_problem)
     function = _read_name(entry, "function", function_name_problem)
     starter = _read_code_text(entry, "starter", function)
@@ -183,6 +191,7 @@ def _read_code(entry: Entry) -> KindFields:
         function=function,
         starter=starter,
         solution=solution,
+        mistakes=entry.names("mistakes"),
     )
 
 
@@ -194,7 +203,7 @@ SPECS: Mapping[Kind, KindSpec] = {
     Kind.NUMERIC: KindSpec(Kind.NUMERIC, ("answer", "tolerance", "unit"), _read_numeric),
     Kind.CODE: KindSpec(
         Kind.CODE,
-        ("checker", "function", "starter", "solution"),
+        ("checker", "function", "starter", "solution", "mistakes"),
         _read_code,
         {"answer": "the answer of a code question is its solution"},
     ),

@@ -11,6 +11,10 @@ The code cards' checkers, ``check_card_*``, one short step of a lesson each, liv
 A code question of the question bank is graded by one of these checkers: `run_code` runs the learner's code
 and gives the function it defines to the checker, in this process; `run_code_limited` does the same in a
 child process with a time and a memory limit (`course.checkers._running`). Both return a `CodeVerdict`.
+
+A checker's sentence may name one of the typical mistakes listed in `MISTAKES` (``result.mistake``); a code
+card lists those it practises, and a listener (`listen`, as `course.widgets` does) hears every verdict, so
+that such a mistake brings the card back. A code card's own grading is `muted`.
 """
 
 from __future__ import annotations
@@ -67,6 +71,7 @@ from course.checkers._heads import (
     check_head_contributions,
     check_split_qkv,
 )
+from course.checkers._listening import Listener, listen, muted, unlisten
 from course.checkers._masks import (
     check_cached_attention,
     check_causal_mask,
@@ -76,6 +81,7 @@ from course.checkers._masks import (
     check_padding_mask,
     check_prefix_lm_mask,
 )
+from course.checkers._mistakes import MISTAKES, Mistake, mistake_in
 from course.checkers._running import CodeVerdict, run_code, run_code_limited
 from course.checkers._self_attention import (
     check_positional_encoding,
@@ -94,8 +100,11 @@ from course.checkers._uses import check_cross_attention, check_decoder_attention
 from course.checkers._warmup import check_log_product, check_standardize
 
 __all__ = [
+    "MISTAKES",
     "CheckResult",
     "CodeVerdict",
+    "Listener",
+    "Mistake",
     "check_attention",
     "check_cached_attention",
     "check_card_attention",
@@ -157,6 +166,10 @@ __all__ = [
     "check_top_k_softmax",
     "check_value_gradient",
     "check_window_mask",
+    "listen",
+    "mistake_in",
+    "muted",
     "run_code",
     "run_code_limited",
+    "unlisten",
 ]

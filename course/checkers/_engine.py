@@ -33,12 +33,16 @@ import warnings
 from collections.abc import Callable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from course.checkers._listening import heard
 from course.efficient import peak_memory
+
+if TYPE_CHECKING:
+    from course.checkers._mistakes import Mistake
 
 # Public here: the lesson modules build their checkers from these.
 __all__ = [
@@ -62,13 +66,20 @@ ATOL = 1e-7  # loose enough for a learner computing in float32
 
 @dataclass(frozen=True)
 class CheckResult:
-    """What a checker found: ``ok`` is True when every case passes; ``message`` is the sentence it printed."""
+    """What a checker found: ``ok`` is True when every case passes; ``message`` is the sentence it printed;
+    ``mistake`` the named mistake (`course.checkers.MISTAKES`) that sentence names, if any."""
 
     ok: bool
     message: str
 
     def __bool__(self) -> bool:
         return self.ok
+
+    @property
+    def mistake(self) -> Mistake | None:
+        from course.checkers._mistakes import mistake_in  # it imports the lessons' checkers, built on this
+
+        return mistake_in(self.message)
 
     def _ipython_display_(self) -> None:
         """Show nothing when a notebook cell ends with a checker call: the sentence is printed already."""
@@ -537,14 +548,17 @@ def run_cases(
     cases: Sequence[Any],
     check: Callable[[Callable[..., Any], Any], None] = check_case,
 ) -> CheckResult:
-    """Run ``check(fn, case)`` on each case (a :class:`Case` by default), print one sentence, return it."""
+    """Run ``check(fn, case)`` on each case (a :class:`Case` by default), print one sentence, return it;
+    the listeners hear it (`course.checkers.listen`)."""
     token = _RETURNED.set([])
     try:
         message = _first_problem(title, fn, cases, check)
     finally:
         _RETURNED.reset(token)
     print(message)
-    return CheckResult(message.startswith("✓"), message)
+    result = CheckResult(message.startswith("✓"), message)
+    heard(result)
+    return result
 
 
 def _first_problem(

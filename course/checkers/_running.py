@@ -55,6 +55,8 @@ from typing import IO, Any
 
 import numpy as np
 
+from course.checkers._listening import muted
+
 __all__ = [
     "CODE_FILE",
     "CodeVerdict",
@@ -205,7 +207,8 @@ def _judge(code: str, function: str, checker: str, *, limited: bool) -> CodeVerd
     raised = _Raised()
     with contextlib.redirect_stdout(captured), contextlib.redirect_stderr(captured):
         try:
-            result = check(_watched(fn, raised, limited=limited))
+            with muted():  # the card's answer, not an exercise's mistake
+                result = check(_watched(fn, raised, limited=limited))
         except SystemExit as error:
             line = _line_in_code(error.__traceback__)
             return CodeVerdict(False, f"✗ {_with_line(f'Your code raised {_words(error)}', line)}.")

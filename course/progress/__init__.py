@@ -1,10 +1,12 @@
 """A learner's progress: where it lives (`db_path`, `open_store`), the store source that opens it for a
 session, the outbox that keeps a class database's answers through an outage, the `Keeper` every answer goes
-through, the progress file (export and import) and the outlook texts (what is due, what was done).
+through, the progress file (export and import), the outlook texts (what is due, what was done) and the
+code cards that an exercise's named mistake brings back (`bring_back`).
 """
 
 from __future__ import annotations
 
+from course.progress._bringing_back import WEEK, bring_back, brought_back, next_day, practising
 from course.progress._calibration import calibration_report
 from course.progress._file import Progress, ProgressFileError, lines, read_progress
 from course.progress._keeping import Keeper, QuizSave
@@ -39,6 +41,7 @@ from course.progress._source import PROBLEMS, StoreLike, StoreSource
 __all__ = [
     "OUTBOX_ERRORS",
     "PROBLEMS",
+    "WEEK",
     "Keeper",
     "Kept",
     "LimitOptions",
@@ -48,6 +51,8 @@ __all__ = [
     "QuizSave",
     "StoreLike",
     "StoreSource",
+    "bring_back",
+    "brought_back",
     "calibration_report",
     "db_path",
     "default_path",
@@ -60,6 +65,7 @@ __all__ = [
     "lesson_label",
     "lines",
     "local_tz",
+    "next_day",
     "next_steps",
     "note_for",
     "open_store",
@@ -67,6 +73,7 @@ __all__ = [
     "parameters_text",
     "path_source",
     "plural",
+    "practising",
     "progress_report",
     "read_progress",
     "retention_text",

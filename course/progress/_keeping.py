@@ -29,6 +29,7 @@ from scheduler import (
     LogEntry,
     Memory,
     Merged,
+    Nudge,
     Rating,
     Review,
     Settings,
@@ -206,10 +207,22 @@ class Keeper:
     def enroll(self, deck: str, at: datetime) -> None:
         self._store().enroll(deck, at)
 
+    def nudge(self, nudge: Nudge) -> Nudge:
+        """Pass the nudge to the database; on a class database that cannot take it, it is not kept (a nudge
+        only brings a card forward: the card's own schedule still brings it back)."""
+        return self._store().nudge(nudge)
+
+    def nudges(self, start: datetime | None = None, end: datetime | None = None) -> list[Nudge]:
+        return self._store().nudges(start, end)
+
     def merge(
-        self, answers: Sequence[LogEntry], practice: Sequence[LogEntry], decks: Mapping[str, datetime]
+        self,
+        answers: Sequence[LogEntry],
+        practice: Sequence[LogEntry],
+        decks: Mapping[str, datetime],
+        nudges: Sequence[Nudge] = (),
     ) -> Merged:
-        return self._store().merge(answers, practice, decks)
+        return self._store().merge(answers, practice, decks, nudges)
 
     def enrolled(self) -> dict[str, datetime]:
         return self._store().enrolled()

@@ -29,7 +29,8 @@ def code_problems(bank: Bank) -> list[str]:
     """The problems of the code questions that only running them finds, reported as the loader reports its
     own (``FILE: question 'ID': field 'F': message``): a checker that `course.checkers` does not have, a
     solution that its checker does not pass, a starter that it passes (the learner would have nothing to
-    write). The code runs in this process (`course.checkers.run_code`)."""
+    write), a named mistake that `course.checkers.MISTAKES` does not have. The code runs in this process
+    (`course.checkers.run_code`)."""
     questions = [question for question in bank if question.kind == Kind.CODE]
     if not questions:
         return []
@@ -39,6 +40,12 @@ def code_problems(bank: Bank) -> list[str]:
     for question in questions:
         assert question.checker and question.function and question.solution and question.starter
         where = f"{question.source}: question {question.id!r}: field"
+        unknown = [name for name in question.mistakes if name not in course.checkers.MISTAKES]
+        if unknown:
+            problems.append(
+                f"{where} 'mistakes': course.checkers.MISTAKES has no mistake named "
+                f"{', '.join(map(repr, unknown))}"
+            )
         if not callable(getattr(course.checkers, question.checker, None)):
             problems.append(f"{where} 'checker': course.checkers has no checker named {question.checker!r}")
             continue

@@ -12,10 +12,15 @@ The progress database is held open only while a session runs, from the session's
 summary (a review: from its start; practice: from its first answer; a quiz, whose session is one answer: for
 each read or write), never while the kernel idles after a summary; `course.progress.StoreSource` is the
 one place that opens and closes it.
+
+Importing the widgets also starts listening to the exercises' checkers (`course.checkers.listen`): in a
+Jupyter kernel, a named mistake brings back the code cards that practise it, the next day
+(`course.widgets._bringing_back`).
 """
 
 from __future__ import annotations
 
+from course.widgets import _bringing_back  # noqa: F401 - registers the listener that brings cards back
 from course.widgets._class_report_view import ClassReportWidget, class_report_view
 from course.widgets._class_review import ClassReviewWidget, class_review
 from course.widgets._cram import PRACTICE_NOTE, CramWidget, cram

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from scheduler._rows import MAX_REASON
+
 __all__ = [
     "ANSWER_PATTERN",
     "APPLICATION",
@@ -211,6 +213,21 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE course.live_answer ADD CONSTRAINT live_answer_is_an_answer CHECK "
         f"(answer ~ '{ANSWER_PATTERN}' AND length(answer) <= {MAX_ANSWER}) NOT VALID",
     ),
+    (
+        # Nudges: requests to see an item again by a time (what brought it back: a named mistake); a log
+        # of their own, which changes no card.
+        f"""CREATE TABLE course.nudge_log (
+            id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            {_LEARNER} CONSTRAINT nudge_log_not_a_group CHECK (learner {_NOT_A_GROUP}),
+            item_id TEXT NOT NULL,
+            nudged_at BIGINT NOT NULL,
+            due BIGINT NOT NULL,
+            reason TEXT NOT NULL CHECK (char_length(reason) BETWEEN 1 AND {MAX_REASON})
+        )""",
+        "CREATE INDEX nudge_log_by_item ON course.nudge_log (learner, item_id, nudged_at)",
+        "ALTER TABLE course.nudge_log ENABLE ROW LEVEL SECURITY",
+        "ALTER TABLE course.nudge_log FORCE ROW LEVEL SECURITY",
+    ),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -223,9 +240,10 @@ TABLE_COLUMNS = {
     "decks": "learner, deck, enrolled_at",
     "settings": "learner, name, value, set_at",
     "write_lock": "learner, writes",
+    "nudge_log": "learner, item_id, nudged_at, due, reason",
 }
 DATA_TABLES = tuple(TABLE_COLUMNS)
-_SINCE = {"settings": 2, "write_lock": 4}  # the version a table came with (the others: 1)
+_SINCE = {"settings": 2, "write_lock": 4, "nudge_log": 5}  # the version a table came with (the others: 1)
 # What a learner may change of a row of theirs, column by column: no table-wide UPDATE (nor DELETE).
 _UPDATABLE = {
     "review_log": "item_id, rating, reviewed_at, duration_ms, due, state_before",
@@ -234,6 +252,7 @@ _UPDATABLE = {
     "decks": "enrolled_at",
     "settings": "value, set_at",
     "write_lock": "writes",
+    "nudge_log": "due",
 }
 LIVE_COLUMNS = {
     "live_session": (

@@ -25,6 +25,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from datetime import datetime
 from types import TracebackType
 from typing import Any
@@ -42,6 +43,7 @@ from scheduler._records import (
     DueItems,
     LogEntry,
     Merged,
+    Nudge,
     Rating,
     Review,
     Settings,
@@ -58,7 +60,9 @@ from scheduler._rows import (
     card_row,
     check_answer,
     check_id,
+    check_nudge,
     check_time,
+    new_nudge_rows,
     read_settings,
     replayed_cards,
     review_from_row,
@@ -386,19 +390,64 @@ class PostgresStore:
                 (deck, at_ms),
             )
 
+    def nudge(self, nudge: Nudge) -> Nudge:
+        """Append a nudge to the learner's nudge log (no card changes; see `Nudge`); returns it as kept."""
+        nudge = check_nudge(nudge)
+        with self._write() as connection:
+            connection.execute(
+                f"INSERT INTO {SCHEMA}.nudge_log (item_id, nudged_at, due, reason) "
+                "VALUES (%s, %s, %s, %s)".encode(),
+                (nudge.item_id, to_ms(nudge.nudged_at), to_ms(nudge.due), nudge.reason),
+            )
+        return nudge
+
+    def nudges(self, start: datetime | None = None, end: datetime | None = None) -> list[Nudge]:
+        """The learner's nudges made at ``start <= nudged_at < end`` (either bound optional), in order."""
+        where = [_MINE]
+        parameters: list[object] = []
+        if start is not None:
+            where.append("nudged_at >= %s")
+            parameters.append(to_ms(require_aware(start, "start")))
+        if end is not None:
+            where.append("nudged_at < %s")
+            parameters.append(to_ms(require_aware(end, "end")))
+        rows = self._read(
+            f"SELECT item_id, nudged_at, due, reason FROM {SCHEMA}.nudge_log "
+            f"WHERE {' AND '.join(where)} ORDER BY id",
+            tuple(parameters),
+        )
+        return [Nudge(item_id, from_ms(at), from_ms(due), reason) for item_id, at, due, reason in rows]
+
     def merge(
-        self, answers: Sequence[LogEntry], practice: Sequence[LogEntry], decks: Mapping[str, datetime]
+        self,
+        answers: Sequence[LogEntry],
+        practice: Sequence[LogEntry],
+        decks: Mapping[str, datetime],
+        nudges: Sequence[Nudge] = (),
     ) -> Merged:
         """Merge another log into this learner's, in one transaction, as ``Store.merge`` does: answers and
         practice answers not present yet go in by time, every present row kept in its order; the due dates
         from each item's first new answer on are recomputed and every card rebuilt; a deck keeps its
-        earliest date."""
+        earliest date; nudges not present yet are appended."""
         given = incoming(answers, practice, decks)
-        with self._write(1 + (len(answers) + len(practice)) / 500) as connection:  # a minute for 5,000
+        wanted = [check_nudge(nudge) for nudge in nudges]
+        size = len(answers) + len(practice) + len(wanted)
+        with self._write(1 + size / 500) as connection:  # a minute for 5,000
             plan = merge(connection, self.memory, given)
             if plan.reviews is not None:
                 self._rebuild(connection)
-        return plan.merged
+            present = connection.execute(
+                f"SELECT item_id, nudged_at, due, reason FROM {SCHEMA}.nudge_log WHERE {_MINE}".encode()
+            ).fetchall()
+            added = new_nudge_rows(wanted, set(present))
+            if added:
+                with connection.cursor() as cursor:
+                    cursor.executemany(
+                        f"INSERT INTO {SCHEMA}.nudge_log (item_id, nudged_at, due, reason) "
+                        "VALUES (%s, %s, %s, %s)".encode(),
+                        added,
+                    )
+        return replace(plan.merged, nudges=len(added))
 
     def rebuild_cache(self) -> None:
         """Recompute every card of the learner's by replaying the log."""
@@ -504,13 +553,19 @@ class PostgresStore:
         }
 
     def due_by(self, until: datetime) -> DueItems:
-        """The items due at or before ``until``, earliest first, and every item with a card (one read)."""
+        """The items due at or before ``until``, earliest first, every item with a card, and the items
+        brought forward by a nudge not answered since (one read)."""
         until_ms = to_ms(require_aware(until, "until"))
         rows = self._read(
-            f'SELECT item_id, due FROM {SCHEMA}.cards WHERE {_MINE} ORDER BY due, item_id COLLATE "C"'
+            f'SELECT item_id COLLATE "C", due, false FROM {SCHEMA}.cards WHERE {_MINE} UNION ALL '
+            f'SELECT n.item_id COLLATE "C", MIN(n.due), true FROM {SCHEMA}.nudge_log n '
+            f"LEFT JOIN {SCHEMA}.cards c ON c.learner = n.learner AND c.item_id = n.item_id "
+            "WHERE n.learner = current_user::text AND (c.last_review IS NULL OR n.nudged_at > c.last_review) "
+            "GROUP BY n.item_id ORDER BY 2, 1"
         )
-        due = {item_id: from_ms(when) for item_id, when in rows if when <= until_ms}
-        return DueItems(due, frozenset([item_id for item_id, _ in rows]))
+        due = {item_id: from_ms(when) for item_id, when, nudged in rows if when <= until_ms and not nudged}
+        brought = {item_id: from_ms(when) for item_id, when, nudged in rows if when <= until_ms and nudged}
+        return DueItems(due, frozenset([item_id for item_id, _, nudged in rows if not nudged]), brought)
 
     def answers(self, start: datetime | None = None, end: datetime | None = None) -> list[Answer]:
         """Scheduled answers with ``start <= reviewed_at < end`` (either bound optional), in log order."""

@@ -31,7 +31,7 @@ MATH = "unbalanced math: odd number of '$' (write \\$ for a literal dollar sign)
 NOT_TABLE = "must be a table like { text = ..., correct = ..., why = ... }"
 QUESTION_KEYS = (
     "id, kind, prompt, answer, explanation, section, options, tolerance, unit, checker, function, starter, "
-    "solution"
+    "solution, mistakes"
 )
 
 

@@ -36,6 +36,7 @@ def test_public_names() -> None:
         "Memory",
         "Merged",
         "NotEnoughReviews",
+        "Nudge",
         "Prediction",
         "Predictor",
         "Rating",

@@ -538,7 +538,7 @@ def test_a_version_3_class_database_migrates_with_every_learners_rows(
             ).fetchall()
             for table in ("review_log", "cram_log", "decks", "settings", "live_answer")
         }
-    assert postgres.install(owner_url) == postgres.SCHEMA_VERSION == 4
+    assert postgres.install(owner_url) == postgres.SCHEMA_VERSION == 5
     with klass.admin() as admin:
         after = {
             table: admin.execute(

@@ -45,8 +45,8 @@ def test_create_sets_up_schema(tmp_path: Path) -> None:
     tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     connection.close()
     assert pragma == {"application_id": 0x41744373, "user_version": SCHEMA_VERSION, "journal_mode": "wal"}
-    assert SCHEMA_VERSION == 2
-    assert tables == {"review_log", "cram_log", "cards", "decks", "settings"}
+    assert SCHEMA_VERSION == 3
+    assert tables == {"review_log", "cram_log", "cards", "decks", "settings", "nudge_log"}
 
 
 def test_missing_file_without_create(tmp_path: Path) -> None:

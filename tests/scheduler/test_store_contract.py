@@ -35,8 +35,11 @@ from store_helpers import (
 from scheduler import (
     Answer,
     DueItems,
+    Item,
+    Limits,
     LogEntry,
     Merged,
+    Nudge,
     Rating,
     Review,
     Settings,
@@ -47,6 +50,7 @@ from scheduler import (
     StoreLockedError,
     StoreNotFoundError,
     StoreVersionError,
+    due_queue,
 )
 from scheduler._memory import DEFAULT_PARAMETERS
 
@@ -255,6 +259,96 @@ def test_a_merge_inserts_new_answers_by_time_and_keeps_every_row(backend: Backen
         with backend.open(location, False) as reopened:
             assert reopened.cards() == in_order.cards()
             assert reopened.reviews("q") == in_order.reviews("q")
+
+
+def test_a_nudge_is_logged_apart_and_changes_no_card(backend: Backend, location: Path) -> None:
+    day = timedelta(days=1)
+    with backend.open(location, True) as store:
+        review = store.record("q", GOOD, T0)
+        cards = store.cards()
+        kept = store.nudge(Nudge("q", T0 + timedelta(hours=1, microseconds=1500), T0 + day, "a mistake"))
+        store.nudge(Nudge("new", T0 + 2 * day, T0 + 3 * day, "another mistake"))
+        assert kept == Nudge("q", T0 + timedelta(hours=1, milliseconds=1), T0 + day, "a mistake")
+        assert store.cards() == cards and store.reviews() == [review]  # not a review
+        assert [nudge.item_id for nudge in store.nudges()] == ["q", "new"]
+        assert store.nudges(T0 + 2 * day) == [Nudge("new", T0 + 2 * day, T0 + 3 * day, "another mistake")]
+        assert store.nudges(end=T0 + 2 * day) == [kept]  # half-open
+    with backend.open(location, False) as reopened:
+        assert [nudge.reason for nudge in reopened.nudges()] == ["a mistake", "another mistake"]
+
+
+def test_due_by_reports_the_nudges_not_answered_since(store: Storage) -> None:
+    day = timedelta(days=1)
+    store.record("q", EASY, T0)
+    later = store.card("q")
+    assert later is not None and later.due > T0 + 3 * day
+    store.nudge(Nudge("q", T0 + timedelta(hours=1), T0 + 2 * day, "a mistake"))
+    store.nudge(Nudge("q", T0 + timedelta(hours=2), T0 + 3 * day, "again"))  # the earliest counts
+    store.nudge(Nudge("fresh", T0, T0 + day, "a mistake"))
+    store.nudge(Nudge("old", T0, T0 + day, "answered since"))
+    store.record("old", EASY, T0 + timedelta(hours=1))
+    assert store.due_by(T0 + 2 * day) == DueItems(
+        {}, frozenset({"q", "old"}), {"q": T0 + 2 * day, "fresh": T0 + day}
+    )
+    assert store.due_by(T0 + day).nudged == {"fresh": T0 + day}  # due by then only
+    assert store.card("q") == later  # the card's own due date stays
+    store.record("q", GOOD, T0 + 2 * day)  # answered: no longer brought forward
+    store.record_cram("fresh", GOOD, T0 + 2 * day)  # practice answers nothing
+    assert store.due_by(T0 + 2 * day).nudged == {"fresh": T0 + day}
+
+
+@pytest.mark.parametrize(
+    ("nudge", "error", "message"),
+    [
+        (Nudge("", T0, T0, "why"), ValueError, "item_id must be a non-empty str, got ''"),
+        (Nudge("q", T0, T0, ""), ValueError, "reason must be a non-empty str, got ''"),
+        (
+            Nudge("q", T0, T0, "two\nlines"),
+            ValueError,
+            "reason must be at most 200 characters on one line, got 'two\\nlines'",
+        ),
+        (
+            Nudge("q", T0, T0, "x" * 201),
+            ValueError,
+            f"reason must be at most 200 characters on one line, got {'x' * 60!r}",
+        ),
+        (Nudge("q", T0.replace(tzinfo=None), T0, "why"), ValueError, "nudged_at must be timezone-aware"),
+        ("q", TypeError, "expected a Nudge, got str"),
+    ],
+)
+def test_a_nudge_a_store_cannot_hold_is_refused_and_nothing_is_written(
+    store: Storage, nudge: Any, error: type[Exception], message: str
+) -> None:
+    with pytest.raises(error) as raised:
+        store.nudge(nudge)
+    assert str(raised.value).startswith(message)
+    assert store.nudges() == []
+
+
+def test_a_merge_adds_the_nudges_not_present(store: Storage) -> None:
+    day = timedelta(days=1)
+    kept = store.nudge(Nudge("q", T0, T0 + day, "a mistake"))
+    other = Nudge("r", T0 + day, T0 + 2 * day, "a mistake")
+    merged = store.merge([], [], {}, [kept, other, other])
+    assert merged == Merged(0, 0, 0, 0, nudges=1)
+    assert store.nudges() == [kept, other]
+    assert store.merge([], [], {}, [other]).nudges == 0
+
+
+def test_a_nudged_item_is_served_from_its_due_time(store: Storage) -> None:
+    day = timedelta(days=1)
+    items = [Item("a", "d1"), Item("b", "d1"), Item("c", "d2"), Item("r", "d1")]
+    store.enroll("d1", T0)
+    review = store.record("r", EASY, T0)
+    assert review.due > T0 + 3 * day
+    store.nudge(Nudge("c", T0 + timedelta(hours=1), T0 + day, "a mistake"))  # d2 is not enrolled
+    store.nudge(Nudge("r", T0 + timedelta(hours=1), T0 + day, "a mistake"))
+    noon = T0 + timedelta(hours=12)
+    assert [item.id for item in due_queue(store, items, noon, UTC)] == ["a", "b"]
+    next_day = T0 + day + timedelta(hours=5)
+    assert [item.id for item in due_queue(store, items, next_day, UTC)] == ["r", "c", "a", "b"]
+    limited = due_queue(store, items, next_day, UTC, Limits(new_per_day=1))
+    assert [item.id for item in limited] == ["r", "c"]  # the nudged new item first, within the limit
 
 
 def test_due_items_come_earliest_first(store: Storage) -> None:

@@ -87,7 +87,7 @@ def test_a_version_1_file_is_upgraded_in_order_in_one_transaction(
         assert [store.reviews(), store.cards()] == kept
         rows = store._connection.execute("SELECT item_id, text, seen FROM notes ORDER BY item_id").fetchall()
     assert rows == [("q0", "v3+v4", 1), ("q1", "v3+v4", 1), ("q2", "v3+v4", 1)]
-    assert on_disk(path)[:2] == (4, TABLES | {"notes"})
+    assert on_disk(path)[:2] == (5, TABLES | {"notes"})
     begin, commit = traced.index("BEGIN IMMEDIATE"), traced.index("COMMIT")
     assert [s for s in traced if s in ("BEGIN IMMEDIATE", "COMMIT", "ROLLBACK")] == [
         "BEGIN IMMEDIATE",
@@ -99,7 +99,7 @@ def test_a_version_1_file_is_upgraded_in_order_in_one_transaction(
         *VERSION_3,
         *VERSION_4,
     ]
-    assert inside[-1] == "PRAGMA user_version = 4"
+    assert inside[-1] == "PRAGMA user_version = 5"
 
     traced.clear()
     with Store.open(path):  # up to date: nothing more to do, nothing written
@@ -151,13 +151,13 @@ def test_a_failing_migration_leaves_version_1(
 def test_a_version_1_file_gains_the_settings_table_and_keeps_every_row(tmp_path: Path) -> None:
     path = tmp_path / "progress.sqlite3"
     kept = version_1_file(path)
-    with Store.open(path) as store:  # this version: migration 2
+    with Store.open(path) as store:  # this version: migrations 2 and 3
         assert [store.reviews(), store.cards()] == kept
         assert store.settings() == Settings()
         assert store.memory.desired_retention == 0.77  # Memory's default
-    assert SCHEMA_VERSION == 2
-    assert on_disk(path)[:2] == (2, set(TABLES))
-    assert sorted(TABLES - TABLES_1) == ["settings"]
+    assert SCHEMA_VERSION == 3
+    assert on_disk(path)[:2] == (3, set(TABLES))
+    assert sorted(TABLES - TABLES_1) == ["nudge_log", "settings"]
     with Store.open(path) as store:
         store.save_settings(Settings(desired_retention=0.9), T0)
     with Store.open(path) as store:
@@ -173,5 +173,5 @@ def test_a_file_of_a_newer_schema_is_refused(tmp_path: Path) -> None:
     make_newer(path)
     with pytest.raises(StoreVersionError) as info:
         Store.open(path)
-    assert (info.value.found, info.value.known) == (3, 2)
-    assert on_disk(path)[:2] == (3, set(TABLES))
+    assert (info.value.found, info.value.known) == (4, 3)
+    assert on_disk(path)[:2] == (4, set(TABLES))

@@ -87,12 +87,12 @@ def test_installing_twice_changes_nothing(class_db: Database) -> None:
     with class_db.open("alice") as store:
         first = store.record("q", GOOD, T0)
     policies = _policies(class_db)
-    assert postgres.install(class_db.admin_url) == postgres.SCHEMA_VERSION == 4
+    assert postgres.install(class_db.admin_url) == postgres.SCHEMA_VERSION == 5
     class_db.add_learner("alice")  # adding a learner again: also nothing new
     assert _policies(class_db) == policies
     assert {(table, name) for table, name, _ in policies} == {
         (table, name)
-        for table in ("cards", "cram_log", "decks", "review_log", "settings", "write_lock")
+        for table in ("cards", "cram_log", "decks", "nudge_log", "review_log", "settings", "write_lock")
         for name in ("instructor_reads_all", "learner_own_rows")
     } | {
         ("live_answer", "instructor_reads_all"),
@@ -115,11 +115,12 @@ def test_installing_twice_changes_nothing(class_db: Database) -> None:
         ("decks", True, True),
         ("live_answer", True, True),
         ("live_session", True, True),
+        ("nudge_log", True, True),
         ("review_log", True, True),
         ("settings", True, True),
         ("write_lock", True, True),
     ]
-    assert postgres.schema_version(class_db.admin_url) == 4
+    assert postgres.schema_version(class_db.admin_url) == 5
     with class_db.open("alice") as store:
         assert store.reviews() == [first]
 
@@ -128,10 +129,10 @@ def test_migrations_are_applied_in_order_and_versioned(empty: Database) -> None:
     assert postgres.schema_version(empty.admin_url) is None
     assert postgres.install(empty.admin_url, migrations=MIGRATIONS[:1]) == 1
     empty.add_learner("alice")
-    with pytest.raises(postgres.SchemaTooOldError, match=r"older schema \(1; this version uses 4\)") as info:
+    with pytest.raises(postgres.SchemaTooOldError, match=r"older schema \(1; this version uses 5\)") as info:
         empty.open("alice")
     assert isinstance(info.value, StoreError)
-    assert postgres.install(empty.admin_url) == 4
+    assert postgres.install(empty.admin_url) == 5
     with empty.open("alice") as store:
         store.save_settings(Settings(0.85), T0)  # the second migration's table
         assert store.settings() == Settings(0.85)
@@ -149,8 +150,8 @@ def test_a_database_without_the_course_is_not_found_with_a_hint(empty: Database)
 
 def test_a_newer_schema_is_refused_by_learners_and_by_install(class_db: Database) -> None:
     with class_db.admin() as admin:
-        admin.execute("UPDATE course.course_schema SET version = 5")
-    with pytest.raises(StoreVersionError, match=r"schema 5, this version knows up to 4"):
+        admin.execute("UPDATE course.course_schema SET version = 6")
+    with pytest.raises(StoreVersionError, match=r"schema 6, this version knows up to 5"):
         class_db.open("alice")
     with pytest.raises(StoreVersionError):
         postgres.install(class_db.admin_url)
