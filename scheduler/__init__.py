@@ -15,7 +15,9 @@ from scheduler._bounds import (
     MAX_DURATION_MS,
     MAX_ID_BYTES,
     MAX_INTERVAL_DAYS,
+    MAX_REASON,
     id_problem,
+    reason_problem,
     time_range_text,
 )
 from scheduler._calibration import (
@@ -77,6 +79,7 @@ __all__ = [
     "MAX_DURATION_MS",
     "MAX_ID_BYTES",
     "MAX_INTERVAL_DAYS",
+    "MAX_REASON",
     "MIN_CALIBRATION_REVIEWS",
     "MIN_FIT_REVIEWS",
     "RETENTION_RANGE",
@@ -128,6 +131,7 @@ __all__ = [
     "id_problem",
     "log_loss",
     "predictions",
+    "reason_problem",
     "retention_problem",
     "rmse_bins",
     "score",

@@ -21,7 +21,9 @@ __all__ = [
     "MAX_DURATION_MS",
     "MAX_ID_BYTES",
     "MAX_INTERVAL_DAYS",
+    "MAX_REASON",
     "id_problem",
+    "reason_problem",
     "time_range_text",
 ]
 
@@ -58,3 +60,16 @@ def id_problem(value: str) -> str | None:
     if size > MAX_ID_BYTES:
         return f"must be at most {MAX_ID_BYTES} bytes long in UTF-8 (it has {size})"
     return None
+
+
+MAX_REASON = 200
+"""The most characters a nudge's reason holds: a few words, on one line."""
+
+
+def reason_problem(value: object) -> str | None:
+    """Why `value` cannot be a nudge's reason, as a phrase that follows its name, or None when it can."""
+    if not isinstance(value, str) or not value.strip():
+        return "must be a non-empty str"
+    if len(value) > MAX_REASON or any(ord(c) < 32 or ord(c) == 127 for c in value):
+        return f"must be at most {MAX_REASON} characters on one line"
+    return id_problem(value)

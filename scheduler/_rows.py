@@ -14,7 +14,14 @@ from itertools import groupby
 from operator import itemgetter
 from typing import Any
 
-from scheduler._bounds import EARLIEST_TIME, LATEST_TIME, MAX_DURATION_MS, id_problem, time_range_text
+from scheduler._bounds import (
+    EARLIEST_TIME,
+    LATEST_TIME,
+    MAX_DURATION_MS,
+    id_problem,
+    reason_problem,
+    time_range_text,
+)
 from scheduler._errors import StoreCorruptError
 from scheduler._memory import Memory
 from scheduler._records import (
@@ -33,7 +40,6 @@ __all__ = [
     "CARD_COLUMNS",
     "CARD_STATE_CODES",
     "CARD_STATE_NAMES",
-    "MAX_REASON",
     "RATINGS",
     "REVIEW_COLUMNS",
     "STATES",
@@ -150,9 +156,6 @@ def check_answer(
     return check_rating(rating), from_ms(to_ms(check_time(at, "at")))
 
 
-MAX_REASON = 200  # characters: a nudge's reason is a few words, not a document
-
-
 def check_nudge(nudge: Nudge) -> Nudge:
     """``nudge`` with its times to the millisecond, as kept, when a store can hold it; a ValueError naming the
     field otherwise (a TypeError for what is not a Nudge or a time that is not a datetime)."""
@@ -162,12 +165,9 @@ def check_nudge(nudge: Nudge) -> Nudge:
     at = from_ms(to_ms(check_time(nudge.nudged_at, "nudged_at")))
     due = from_ms(to_ms(check_time(nudge.due, "due")))
     reason = nudge.reason
-    if not isinstance(reason, str) or not reason.strip():
-        raise ValueError(f"reason must be a non-empty str, got {reason!r}")
-    if len(reason) > MAX_REASON or any(ord(c) < 32 or ord(c) == 127 for c in reason):
-        raise ValueError(f"reason must be at most {MAX_REASON} characters on one line, got {reason[:60]!r}")
-    if id_problem(reason) is not None:  # NUL, lone surrogates: what neither store can hold
-        raise ValueError(f"reason {id_problem(reason)}")
+    problem = reason_problem(reason)
+    if problem is not None:
+        raise ValueError(f"reason {problem}, got {reason if not isinstance(reason, str) else reason[:60]!r}")
     return Nudge(nudge.item_id, at, due, reason)
 
 

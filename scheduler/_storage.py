@@ -120,7 +120,8 @@ class Storage(Protocol):
         ...
 
     def due_times(self) -> dict[str, datetime]:
-        """When each item with a card is due (items never answered have none)."""
+        """When each item with a card is due, or earlier where a nudge not answered since brings it
+        forward; an item never answered but nudged too (what the due queue serves)."""
         ...
 
     def due_by(self, until: datetime) -> DueItems:

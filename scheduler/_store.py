@@ -94,6 +94,15 @@ def _rewrite(
     )
 
 
+def _brought_forward(times: dict[str, datetime], nudged: Sequence[tuple[str, int]]) -> dict[str, datetime]:
+    """``times`` with each of ``nudged`` (item id, due in ms) made earlier, or added."""
+    for item_id, due in nudged:
+        when = from_ms(due)
+        if item_id not in times or when < times[item_id]:
+            times[item_id] = when
+    return times
+
+
 class _DueTimes(Mapping[str, datetime]):
     """Due times by item id, in the order given (earliest first), each made a datetime only when read: a
     queue reads the first few hundred of thousands."""
@@ -521,11 +530,14 @@ class Store:
     # Narrow queries for serving and statistics (see Storage).
 
     def due_times(self) -> dict[str, datetime]:
-        """When each item with a card is due."""
+        """When each item with a card is due, or brought forward by a nudge not answered since (an item
+        never answered but nudged too): what the due queue serves."""
         epoch, one_ms = _EPOCH, _ONE_MS  # from_ms, inlined: this runs once per card
-        return {
-            item_id: epoch + one_ms * due for item_id, due in self._read("SELECT item_id, due FROM cards")
-        }
+        with self.snapshot():
+            rows = self._read("SELECT item_id, due FROM cards")
+            nudged = self._read(_PENDING_NUDGES)
+        times = {item_id: epoch + one_ms * due for item_id, due in rows}
+        return _brought_forward(times, nudged)
 
     def due_by(self, until: datetime) -> DueItems:
         """The items due at or before ``until``, and every item with a card, from one read of the cards."""

@@ -25,7 +25,7 @@ from course.checkers._masks import (
 )
 from course.checkers._self_attention import PE_FROM_ONE
 from course.checkers._softmax import SOFTMAX_UNNORMALISED, STABLE_HINT
-from course.checkers._uses import DECODER_KEYS_WORDS, ENCODER_QUERIES_WORDS
+from course.checkers._uses import ENCODER_QUERIES_WORDS
 
 __all__ = ["MISTAKES", "Mistake", "mistake_in"]
 
@@ -53,9 +53,6 @@ _ALL = (
     Mistake("causal-transposed", DECODING_TRANSPOSED, "causal mask: transposed"),
     Mistake("causal-inverted", DECODING_BLOCKED_TRUE, "causal mask: True where blocked"),
     Mistake("cross-queries-from-encoder", ENCODER_QUERIES_WORDS, "cross-attention: queries from the encoder"),
-    Mistake(
-        "cross-keys-from-decoder", DECODER_KEYS_WORDS, "cross-attention: keys and values from the decoder"
-    ),
     Mistake("layer-norm-no-mean", LN_NO_MEAN, "LayerNorm: the mean not subtracted"),
     Mistake("layer-norm-swapped", LN_SWAPPED, "LayerNorm: gamma and beta swapped"),
     Mistake("layer-norm-no-sqrt", LN_NO_SQRT, "LayerNorm: divided by the variance"),

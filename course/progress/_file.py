@@ -2,11 +2,16 @@
 
 Line 1 is the header ``{"format": "attention-course-progress", "version": 1, "exported_at": TIME}``; each
 other line is one record, in the store's order: the enrolled lessons first, then the scheduled answers, then
-the practice (cram) answers::
+the practice (cram) answers, then the nudges (cards a named mistake brought back: ``scheduler.Nudge``)::
 
     {"type": "enrollment", "lesson": "01", "at": "2025-03-03T09:00:00.000Z"}
     {"type": "review", "item": "01-a", "rating": "good", "at": "2025-03-03T10:00:00.000Z", "duration_ms": 9}
     {"type": "practice", "item": "01-a", "rating": "hard", "at": "2025-03-04T10:00:00.000Z", "duration_ms": 0}
+    {"type": "nudge", "item": "05-code-causal-mask", "at": "2025-03-04T10:00:00.000Z",
+     "due": "2025-03-05T03:00:00.000Z", "reason": "causal-top-left"}
+
+A file with nudges is version 2 (a course that reads only version 1 says to upgrade); one without is
+version 1, as before.
 
 A rating is written by its name (``again``, ``hard``, ``good``, ``easy``), a time as ISO 8601 UTC to the
 millisecond (any ISO 8601 time with a UTC offset is read), ``duration_ms`` as a whole number or null. Blank
@@ -21,7 +26,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -31,17 +36,19 @@ from scheduler import (
     LATEST_TIME,
     MAX_DURATION_MS,
     LogEntry,
+    Nudge,
     Rating,
     id_problem,
+    reason_problem,
     time_range_text,
 )
 
 __all__ = ["FORMAT", "VERSION", "Progress", "ProgressFileError", "lines", "read_progress", "utc_text"]
 
 FORMAT = "attention-course-progress"
-VERSION = 1
+VERSION = 2
 _RATINGS = {rating.name.lower(): rating for rating in Rating}
-_KINDS = ("enrollment", "review", "practice")
+_KINDS = ("enrollment", "review", "practice", "nudge")
 _SHOWN = 60  # the longest value a message shows whole
 
 
@@ -51,14 +58,16 @@ class ProgressFileError(Exception):
 
 @dataclass(frozen=True)
 class Progress:
-    """What a progress file holds: enrolled lessons with their dates, scheduled and practice answers."""
+    """What a progress file holds: enrolled lessons with their dates, scheduled and practice answers, and
+    nudges."""
 
     enrollments: dict[str, datetime]
     reviews: list[LogEntry]
     practice: list[LogEntry]
+    nudges: list[Nudge] = field(default_factory=list)
 
     def __len__(self) -> int:
-        return len(self.enrollments) + len(self.reviews) + len(self.practice)
+        return len(self.enrollments) + len(self.reviews) + len(self.practice) + len(self.nudges)
 
 
 def utc_text(at: datetime) -> str:
@@ -69,7 +78,8 @@ def utc_text(at: datetime) -> str:
 
 def lines(progress: Progress, exported_at: datetime) -> Iterator[str]:
     """The file's lines, without line ends: the header, then every record."""
-    yield json.dumps({"format": FORMAT, "version": VERSION, "exported_at": utc_text(exported_at)})
+    version = VERSION if progress.nudges else 1  # a file without nudges stays readable by older courses
+    yield json.dumps({"format": FORMAT, "version": version, "exported_at": utc_text(exported_at)})
     for lesson, at in progress.enrollments.items():
         yield json.dumps({"type": "enrollment", "lesson": lesson, "at": utc_text(at)})
     for kind, entries in (("review", progress.reviews), ("practice", progress.practice)):
@@ -83,6 +93,16 @@ def lines(progress: Progress, exported_at: datetime) -> Iterator[str]:
                     "duration_ms": entry.duration_ms,
                 }
             )
+    for nudge in progress.nudges:
+        yield json.dumps(
+            {
+                "type": "nudge",
+                "item": nudge.item_id,
+                "at": utc_text(nudge.nudged_at),
+                "due": utc_text(nudge.due),
+                "reason": nudge.reason,
+            }
+        )
 
 
 def read_progress(path: Path, now: datetime) -> Progress:
@@ -150,6 +170,14 @@ def _add(progress: Progress, record: dict[str, Any], now: datetime) -> None:
     if kind not in _KINDS:
         raise ValueError(f"unknown record type {_shown(kind)} (expected one of {', '.join(_KINDS)})")
     at = _time(record.get("at"), now)
+    if kind == "nudge":
+        due = _time(record.get("due"), None, "due")
+        reason = record.get("reason")
+        problem = reason_problem(reason)
+        if problem is not None:
+            raise ValueError(f"'reason' {problem.replace(' str', ' string')}, got {_shown(reason)}")
+        progress.nudges.append(Nudge(_text(record, "item"), at, due, str(reason)))
+        return
     if kind == "enrollment":
         lesson = _text(record, "lesson")
         progress.enrollments[lesson] = min(at, progress.enrollments.get(lesson, at))
@@ -174,9 +202,10 @@ def _rating(value: object) -> Rating:
     return _RATINGS[value]
 
 
-def _time(value: object, now: datetime) -> datetime:
-    """The time `value` says, in UTC: one a store can hold, and not after `now`."""
-    problem = ValueError(f"'at' must be an ISO 8601 time with a UTC offset, got {_shown(value)}")
+def _time(value: object, now: datetime | None, key: str = "at") -> datetime:
+    """The time `value` (the record's `key`) says, in UTC: one a store can hold, and not after `now` (when
+    given)."""
+    problem = ValueError(f"{key!r} must be an ISO 8601 time with a UTC offset, got {_shown(value)}")
     if not isinstance(value, str):
         raise problem
     try:
@@ -185,14 +214,14 @@ def _time(value: object, now: datetime) -> datetime:
         raise problem from None
     if given.tzinfo is None or given.utcoffset() is None:
         raise problem
-    out_of_range = ValueError(f"'at' must be a time {time_range_text()}, got {_shown(value)}")
+    out_of_range = ValueError(f"{key!r} must be a time {time_range_text()}, got {_shown(value)}")
     try:
         at = given.astimezone(timezone.utc)
     except OverflowError:  # hours from the first or the last moment datetime can hold
         raise out_of_range from None
     if not EARLIEST_TIME <= at < LATEST_TIME:
         raise out_of_range
-    if at > now:
+    if now is not None and at > now:
         raise ValueError(
             f"'at' is in the future: {_shown(value)} is after now ({utc_text(now)}); check the clock of the "
             "computer it was exported on"

@@ -15,6 +15,7 @@ from datetime import datetime, timedelta, tzinfo
 from typing import NamedTuple
 
 from course.lessons import QUIZ_LESSONS, lesson_title
+from course.progress._bringing_back import brought_back
 from scheduler import (
     AnsweredToday,
     Item,
@@ -307,8 +308,8 @@ def _percent(value: float) -> str:
 def progress_report(store: Storage, items: Sequence[Item], at: datetime, tz: tzinfo) -> str:
     """The summary of ``python -m course stats``, one line per figure: the progress file, the lessons
     started, what is due now, later today and on each of the next 7 days, the reviews so far, the true
-    retention, the new questions available and the scheduling settings, for `items` at `at` (days start at
-    the rollover in `tz`)."""
+    retention, the new questions available, the cards brought back by mistakes in the last 7 days and the
+    scheduling settings, for `items` at `at` (days start at the rollover in `tz`)."""
     result = stats(store, items, at, tz)
     first = day_start(at, tz).astimezone(tz).date()
     days = [_WEEKDAYS[(first + timedelta(days=k)).weekday()] for k in range(1, 8)]
@@ -329,9 +330,15 @@ def progress_report(store: Storage, items: Sequence[Item], at: datetime, tz: tzi
         f"Reviews in total: {result.reviews_total}",
         f"True retention:   {retention}",
         f"New available:    {result.new_available}",
+        f"Code cards:       {_brought_back_text(brought_back(store, at))}",
         f"Scheduling:       {scheduling_text(store.settings(), tz)}",
     ]
     return "\n".join(lines)
+
+
+def _brought_back_text(count: int) -> str:
+    """The stats line of the code cards that named mistakes brought back this week."""
+    return f"{plural(count, 'card')} brought back by mistakes this week"
 
 
 def _started(store: Storage, items: Sequence[Item]) -> list[str]:

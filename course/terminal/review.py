@@ -53,7 +53,11 @@ def review(
     """Serve what is due; when the queue runs out, serve what came due meanwhile (learning steps), until
     nothing is due now or today's limits are reached."""
     items = bank.items()
-    enrolled = [lesson for lesson in bank.lessons() if lesson in store.enrolled()]  # course order
+    nudged = {
+        nudge.item_id for nudge in store.nudges()
+    }  # a card a mistake brought back, maybe of no lesson started
+    started = set(store.enrolled()) | {item.deck for item in items if item.id in nudged}
+    enrolled = [lesson for lesson in bank.lessons() if lesson in started]  # course order
     if not enrolled:
         console.say(
             f"No lesson started yet: answer a quiz in a lesson notebook (start with {WELCOME}) and its "

@@ -105,10 +105,11 @@ def _export_progress(path: Path, db: str | None, out: TextIO, at: datetime) -> i
             store.enrolled(),
             [LogEntry(r.item_id, r.rating, r.reviewed_at, r.duration_ms) for r in store.reviews()],
             [LogEntry(r.item_id, r.rating, r.reviewed_at, r.duration_ms) for r in store.cram_reviews()],
+            store.nudges(),
         )
     _write_text(path, "".join(line + "\n" for line in lines(progress, at)))
-    out.write(f"Wrote {_counts(len(progress.reviews), len(progress.practice), len(progress.enrollments))} ")
-    out.write(f"to {path}.\n")
+    counts = _counts(len(progress.reviews), len(progress.practice), len(progress.enrollments))
+    out.write(f"Wrote {counts}{_nudged(len(progress.nudges))} to {path}.\n")
     return EXIT_OK
 
 
@@ -121,9 +122,10 @@ def _import_progress(path: Path, db: str | None, out: TextIO, at: datetime) -> i
         return EXIT_OK
     with _opened(db, create=True) as store:
         check_writable(store)
-        merged = store.merge(progress.reviews, progress.practice, progress.enrollments)
+        merged = store.merge(progress.reviews, progress.practice, progress.enrollments, progress.nudges)
     out.write(
-        f"Imported {_counts(merged.answers, merged.practice, merged.decks)} from {path}; "
+        f"Imported {_counts(merged.answers, merged.practice, merged.decks)}{_nudged(merged.nudges)} "
+        f"from {path}; "
         f"skipped {merged.skipped} already present.\n"
     )
     return EXIT_OK
@@ -133,6 +135,11 @@ def _counts(answers: int, practice: int, lessons: int) -> str:
     return (
         f"{plural(answers, 'answer')}, {plural(practice, 'practice answer')} and {plural(lessons, 'lesson')}"
     )
+
+
+def _nudged(count: int) -> str:
+    """The cards brought back, as the counts' sentence adds them (nothing when there are none)."""
+    return f" (and {plural(count, 'card')} brought back by mistakes)" if count else ""
 
 
 def _opened(db: str | None, *, create: bool) -> Storage:

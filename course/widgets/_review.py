@@ -123,7 +123,7 @@ class ReviewWidget(QuestionPanel):
         except PROBLEMS as err:
             return error_html(err, unsaved=False)
         try:
-            if not store.enrolled():
+            if not store.enrolled() and not store.nudges():  # nudged: a card a mistake brought back
                 return f"<p>{NO_PROGRESS}</p>"
             unwritable = self._unwritable()  # before a question is asked, as the terminal does
             if unwritable is not None:

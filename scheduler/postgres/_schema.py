@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from scheduler._rows import MAX_REASON
+from scheduler._bounds import MAX_REASON
 
 __all__ = [
     "ANSWER_PATTERN",

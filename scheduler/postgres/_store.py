@@ -547,10 +547,14 @@ class PostgresStore:
         return [CramReview(item_id, RATINGS[rating], from_ms(at), ms) for item_id, rating, at, ms in rows]
 
     def due_times(self) -> dict[str, datetime]:
-        return {
-            item_id: from_ms(due)
-            for item_id, due in self._read(f"SELECT item_id, due FROM {SCHEMA}.cards WHERE {_MINE}")
-        }
+        """When each item with a card is due, or brought forward by a nudge not answered since."""
+        rows = self._read(
+            f"SELECT item_id, MIN(due) FROM (SELECT item_id, due FROM {SCHEMA}.cards WHERE {_MINE} "
+            f"UNION ALL SELECT n.item_id, n.due FROM {SCHEMA}.nudge_log n LEFT JOIN {SCHEMA}.cards c "
+            "ON c.learner = n.learner AND c.item_id = n.item_id WHERE n.learner = current_user::text "
+            "AND (c.last_review IS NULL OR n.nudged_at > c.last_review)) t GROUP BY item_id"
+        )
+        return {item_id: from_ms(due) for item_id, due in rows}
 
     def due_by(self, until: datetime) -> DueItems:
         """The items due at or before ``until``, earliest first, every item with a card, and the items

@@ -957,6 +957,61 @@ def linear_attention(q, k, v):
             "φ(x) = elu(x) + 1 is always positive."
         ),
     ),
+    (
+        "02-code-attention",
+        """
+def attention(q, k, v):
+    scores = q @ np.swapaxes(k, -1, -2)
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    weights = e / e.sum(axis=-1, keepdims=True) / math.sqrt(q.shape[-1])
+    return weights @ v, weights
+""",
+        (
+            "✗ attention, case 1 of 4 (2 queries, 3 keys, d_k = 4, d_v = 2): the weights of query 0 sum to "
+            "0.5, expected 1; it matches dividing the weights by √d_k after the softmax; scale the scores "
+            "before it."
+        ),
+    ),
+    (
+        "03-code-position-code",
+        """
+def position_code(pos, d_model):
+    angle = (pos + 1) / 10000 ** (np.arange(0, d_model, 2) / d_model)
+    code = np.empty(d_model)
+    code[0::2], code[1::2] = np.sin(angle), np.cos(angle)
+    return code
+""",
+        (
+            "✗ position code, case 1 of 3 (pos = 3, d_model = 6): output[0] is -0.756802, expected 0.14112; "
+            "it matches positions counted from 1; the first position is 0, whose row holds sin 0 = 0 and "
+            "cos 0 = 1 in every pair."
+        ),
+    ),
+    (
+        "05-code-causal-mask",
+        """
+def causal_mask(t, s):
+    i = np.arange(t)[:, None]
+    j = np.arange(s)[None, :]
+    return (j <= i + (s - t)).T
+""",
+        (
+            "✗ causal mask, case 1 of 4 (t = 2, s = 5): the output has shape (5, 2), expected (2, 5); the "
+            "mask is transposed: rows are the t_q queries and columns the t_k keys, shape (t_q, t_k)."
+        ),
+    ),
+    (
+        "07-code-layer-norm",
+        """
+def layer_norm(x, gamma, beta, eps):
+    var = x.var(axis=-1, keepdims=True)
+    return x / np.sqrt(var + eps) * gamma + beta
+""",
+        (
+            "✗ layer norm, case 1 of 3 (3 positions, d = 4): output[0, 0] is 0.292707, expected -0.172318; "
+            "it does not subtract the mean: normalize x - mean, then divide by sqrt(var + eps)."
+        ),
+    ),
 ]
 
 

@@ -190,6 +190,7 @@ def test_progress_report(tmp_path: Path) -> None:
         "Reviews in total: 1",
         "True retention:   n/a (no reviews of learned questions yet)",
         "New available:    2",
+        "Code cards:       0 cards brought back by mistakes this week",
         "Scheduling:       FSRS default parameters, desired retention 77%.",
     ]
 

@@ -15,7 +15,7 @@ from fixed_clock import T0
 from store_helpers import disk_with, full, opened_read_only, read_only
 
 from course.terminal import cli
-from scheduler import Rating, Store
+from scheduler import Nudge, Rating, Store
 
 AGAIN, HARD, GOOD, EASY = Rating.AGAIN, Rating.HARD, Rating.GOOD, Rating.EASY
 NOW = "2025-04-10T09:00:00+00:00"  # after every answer of these tests: none is imported from the future
@@ -126,6 +126,37 @@ def test_a_round_trip_gives_the_same_progress_and_schedule(tmp_path: Path) -> No
     original.close()
 
 
+def test_the_cards_mistakes_brought_back_travel_with_the_progress(tmp_path: Path) -> None:
+    source, target, file = tmp_path / "a.sqlite3", tmp_path / "b.sqlite3", tmp_path / "p.jsonl"
+    original = store_with(source, answers("a", T0, timedelta(hours=20), 2), [], {"01": T0})
+    nudge = Nudge("05-code-causal-mask", T0 + timedelta(hours=3), T0 + timedelta(hours=18), "causal-top-left")
+    original.nudge(nudge)
+    assert run("export-progress", file, "--db", source) == (
+        0,
+        f"Wrote 2 answers, 0 practice answers and 1 lesson (and 1 card brought back by mistakes) "
+        f"to {file}.\n",
+        "",
+    )
+    lines = file.read_text().splitlines()
+    assert lines[0] == HEADER.replace('"version": 1', '"version": 2')  # a course reading version 1 refuses it
+    assert lines[-1] == (
+        '{"type": "nudge", "item": "05-code-causal-mask", "at": "2025-03-10T12:00:00.000Z", '
+        '"due": "2025-03-11T03:00:00.000Z", "reason": "causal-top-left"}'
+    )
+    assert run("import-progress", file, "--db", target) == (
+        0,
+        "Imported 2 answers, 0 practice answers and 1 lesson (and 1 card brought back by mistakes) "
+        f"from {file}; skipped 0 already present.\n",
+        "",
+    )
+    assert run("import-progress", file, "--db", target)[1] == (
+        f"Imported 0 answers, 0 practice answers and 0 lessons from {file}; skipped 2 already present.\n"
+    )
+    with Store.open(target) as copied:
+        assert content(copied) == content(original) and copied.nudges() == [nudge]
+    original.close()
+
+
 def test_two_learners_logs_merge_in_time_order(tmp_path: Path) -> None:
     mine = answers("a", T0, timedelta(hours=30), 12)
     theirs = answers("b", T0 + timedelta(hours=7), timedelta(hours=30), 12)
@@ -170,10 +201,10 @@ def test_existing_history_is_never_reordered_or_lost(tmp_path: Path) -> None:
 
 def test_a_file_of_a_newer_format_is_refused_and_nothing_written(learner: Path, tmp_path: Path) -> None:
     file = tmp_path / "new.jsonl"
-    file.write_text(HEADER.replace('"version": 1', '"version": 2') + "\n")
+    file.write_text(HEADER.replace('"version": 1', '"version": 3') + "\n")
     before = digest(learner)
     message = (
-        f"{file} was written by a newer course (progress format 2; this course reads 1): "
+        f"{file} was written by a newer course (progress format 3; this course reads 2): "
         "upgrade the course to import it\n"
     )
     assert run("import-progress", file, "--db", learner) == (2, "", message)
@@ -202,8 +233,25 @@ def test_a_file_of_a_newer_format_is_refused_and_nothing_written(learner: Path, 
             ' "at": "2025-03-11T09:00:00Z", "duration_ms": -1}',
             "'duration_ms' must be a whole number, 0 or more, or null, got -1",
         ),
-        ('{"type": "answer"}', "unknown record type 'answer' (expected one of enrollment, review, practice)"),
+        (
+            '{"type": "answer"}',
+            "unknown record type 'answer' (expected one of enrollment, review, practice, nudge)",
+        ),
         ('["review"]', "not a JSON object"),
+        (
+            '{"type": "nudge", "item": "05-c", "at": "2025-03-11T09:00:00Z", "due": "tomorrow",'
+            ' "reason": "x"}',
+            "'due' must be an ISO 8601 time with a UTC offset, got 'tomorrow'",
+        ),
+        (
+            '{"type": "nudge", "item": "05-c", "at": "2025-03-11T09:00:00Z", "due": "2025-03-12T03:00:00Z"}',
+            "'reason' must be a non-empty string, got None",
+        ),
+        (
+            '{"type": "nudge", "item": "05-c", "at": "2025-03-11T09:00:00Z", "due": "2025-03-12T03:00:00Z",'
+            ' "reason": "two\\nlines"}',
+            "'reason' must be at most 200 characters on one line, got 'two\\nlines'",
+        ),
         ('{"type": "review",', "not JSON (Expecting property name enclosed in double quotes at column 19)"),
     ],
 )
@@ -227,7 +275,7 @@ def test_a_file_that_is_no_progress_file_is_refused(learner: Path, tmp_path: Pat
         2,
         "",
         f'{file}, line 1: not a progress file (it must start with {{"format": "attention-course-progress", '
-        '"version": 1, ...})\n',
+        '"version": 2, ...})\n',
     )
     assert json.loads(HEADER)["version"] == 1
 

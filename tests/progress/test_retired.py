@@ -193,6 +193,7 @@ def test_terminal_review_cram_and_stats(
         "Reviews in total: 5\n"
         "True retention:   100.0% (first review each day of learned questions)\n"
         "New available:    1\n"
+        "Code cards:       0 cards brought back by mistakes this week\n"
         "Scheduling:       FSRS default parameters, desired retention 77%.\n"
     )
     status, out, err = run(["review", *common], stdin="\n3\n\n3\n")

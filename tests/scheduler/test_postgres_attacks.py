@@ -27,7 +27,17 @@ psycopg = pytest.importorskip("psycopg")
 postgres = pytest.importorskip("scheduler.postgres")
 
 T = TypeVar("T")
-TABLES = ("review_log", "cram_log", "cards", "decks", "settings", "write_lock", "live_session", "live_answer")
+TABLES = (
+    "review_log",
+    "cram_log",
+    "cards",
+    "decks",
+    "settings",
+    "write_lock",
+    "nudge_log",
+    "live_session",
+    "live_answer",
+)
 STRONG_MODES = ("ROW SHARE", "SHARE UPDATE EXCLUSIVE", "SHARE", "SHARE ROW EXCLUSIVE", "EXCLUSIVE")
 
 
@@ -128,7 +138,16 @@ def test_a_learner_can_lock_no_table_against_the_class(klass: Klass) -> None:
             assert held == (None,), privilege  # column grants only: no table-wide UPDATE, no DELETE
         # everything alice may still hold, held at once: ROW EXCLUSIVE everywhere, her rows FOR UPDATE
         alice.execute("BEGIN")
-        for table in ("review_log", "cram_log", "cards", "decks", "settings", "write_lock", "live_answer"):
+        for table in (
+            "review_log",
+            "cram_log",
+            "cards",
+            "decks",
+            "settings",
+            "write_lock",
+            "nudge_log",
+            "live_answer",
+        ):
             alice.execute(f"LOCK TABLE course.{table} IN ROW EXCLUSIVE MODE")
             alice.execute(f"SELECT * FROM course.{table} FOR UPDATE")
         alice.execute("LOCK TABLE course.live_session, course.course_schema IN ACCESS SHARE MODE")

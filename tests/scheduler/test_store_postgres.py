@@ -21,6 +21,7 @@ from postgres_server import ADVICE, PostgresServer, learner_password, require_po
 from store_helpers import AGAIN, EASY, GOOD, assert_schedule_is_the_log_replayed, child_env, steps_memory
 
 from scheduler import (
+    Nudge,
     Settings,
     StoreAccessError,
     StoreCorruptError,
@@ -188,6 +189,7 @@ def _fill(database: Database, learner: str, item: str) -> None:
         store.record(item, GOOD, T0)
         store.record(item, AGAIN, T0 + timedelta(minutes=10))
         store.record_cram(item, EASY, T0)
+        store.nudge(Nudge(item, T0, T0 + timedelta(days=1), f"a mistake of {learner}"))
         store.enroll(f"deck-{learner}", T0)
         store.save_settings(Settings(0.8), T0)
 
@@ -197,7 +199,7 @@ def _rows(database: Database) -> dict[str, list[tuple[object, ...]]]:
     with database.admin() as admin:
         return {
             table: admin.execute(f"SELECT * FROM course.{table} ORDER BY 1, 2, 3").fetchall()
-            for table in ("review_log", "cram_log", "cards", "decks", "settings")
+            for table in ("review_log", "cram_log", "cards", "decks", "settings", "nudge_log")
         }
 
 
@@ -225,7 +227,7 @@ def test_the_server_refuses_a_learner_anothers_rows_in_raw_sql(class_db: Databas
     _fill(class_db, "alice", "a1")
     before = _rows(class_db)
     with class_db.connect("alice") as alice:
-        for table in ("review_log", "cram_log", "cards", "decks", "settings"):
+        for table in ("review_log", "cram_log", "cards", "decks", "settings", "nudge_log"):
             assert alice.execute(f"SELECT count(*) FROM course.{table} WHERE learner = 'bob'").fetchone() == (
                 0,
             )
@@ -241,6 +243,11 @@ def test_the_server_refuses_a_learner_anothers_rows_in_raw_sql(class_db: Databas
         assert alice.execute("UPDATE course.decks SET enrolled_at = 1 WHERE learner = 'bob'").rowcount == 0
         with pytest.raises(psycopg.errors.InsufficientPrivilege, match="row-level security"):
             alice.execute("INSERT INTO course.decks (learner, deck, enrolled_at) VALUES ('bob', 'x', 0)")
+        with pytest.raises(psycopg.errors.InsufficientPrivilege, match="row-level security"):
+            alice.execute(
+                "INSERT INTO course.nudge_log (learner, item_id, nudged_at, due, reason) "
+                "VALUES ('bob', 'b1', 0, 0, 'brought back by alice')"
+            )
         for statement in (
             "TRUNCATE course.review_log",
             "DROP TABLE course.review_log",

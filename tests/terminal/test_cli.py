@@ -550,6 +550,7 @@ def stats_lines(db: Path, due: int, week: str, today: int, total: int, retention
         f"Reviews in total: {total}\n"
         f"True retention:   {retention}\n"
         f"New available:    {new}\n"
+        "Code cards:       0 cards brought back by mistakes this week\n"
         "Scheduling:       FSRS default parameters, desired retention 77%.\n"
     )
 
@@ -598,6 +599,7 @@ def test_stats_fresh_store_and_course_db(bank: Path, db: Path) -> None:
         "Reviews in total: 0\n"
         "True retention:   n/a (no reviews of learned questions yet)\n"
         "New available:    0\n"
+        "Code cards:       0 cards brought back by mistakes this week\n"
         "Scheduling:       FSRS default parameters, desired retention 77%.\n"
     )
 
