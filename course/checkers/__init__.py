@@ -12,9 +12,9 @@ A code question of the question bank is graded by one of these checkers: `run_co
 and gives the function it defines to the checker, in this process; `run_code_limited` does the same in a
 child process with a time and a memory limit (`course.checkers._running`). Both return a `CodeVerdict`.
 
-A checker's sentence may name one of the typical mistakes listed in `MISTAKES` (``result.mistake``); a code
-card lists those it practises, and a listener (`listen`, as `course.widgets` does) hears every verdict, so
-that such a mistake brings the card back. A code card's own grading is `muted`.
+A checker's sentence may name one of the typical mistakes listed in `MISTAKES` (`mistake_in`); a code card
+lists those it practises, and a listener (`listen`, as `course.widgets` does) hears every verdict,
+so that such a mistake brings the card back. A code card's own grading is `muted`.
 """
 
 from __future__ import annotations

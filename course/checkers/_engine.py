@@ -33,16 +33,13 @@ import warnings
 from collections.abc import Callable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from course.checkers._listening import heard
 from course.efficient import peak_memory
-
-if TYPE_CHECKING:
-    from course.checkers._mistakes import Mistake
 
 # Public here: the lesson modules build their checkers from these.
 __all__ = [
@@ -66,20 +63,14 @@ ATOL = 1e-7  # loose enough for a learner computing in float32
 
 @dataclass(frozen=True)
 class CheckResult:
-    """What a checker found: ``ok`` is True when every case passes; ``message`` is the sentence it printed;
-    ``mistake`` the named mistake (`course.checkers.MISTAKES`) that sentence names, if any."""
+    """What a checker found: ``ok`` is True when every case passes; ``message`` is the sentence it printed
+    (``course.checkers.mistake_in(message)``: the named mistake it names, if any)."""
 
     ok: bool
     message: str
 
     def __bool__(self) -> bool:
         return self.ok
-
-    @property
-    def mistake(self) -> Mistake | None:
-        from course.checkers._mistakes import mistake_in  # it imports the lessons' checkers, built on this
-
-        return mistake_in(self.message)
 
     def _ipython_display_(self) -> None:
         """Show nothing when a notebook cell ends with a checker call: the sentence is printed already."""

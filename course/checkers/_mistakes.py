@@ -3,7 +3,7 @@
 Each :class:`Mistake` has a name (what a code card lists in its ``mistakes`` field), the words of the
 sentence that names it (the checkers' own constants, so the two never drift apart) and a short label (what
 the projector and ``stats`` show). `mistake_in` finds the mistake a checker's sentence names: a
-:class:`~course.checkers.CheckResult` gives it as ``result.mistake``. When a lesson's exercise names one,
+checker's result gives it as ``mistake_in(result.message)``. When a lesson's exercise names one,
 the code cards that list it come back the next day (`course.widgets` listens: `listen`).
 """
 

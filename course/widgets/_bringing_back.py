@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime, tzinfo
 
 from course.bank import Question, load_bank
-from course.checkers import CheckResult, listen
+from course.checkers import CheckResult, listen, mistake_in
 from course.progress import PROBLEMS, Keeper, StoreSource, bring_back, local_tz, practising
 from course.widgets._clock import Clock, read_clock, real_clock
 
@@ -49,7 +49,7 @@ def hear(
     write: Callable[[str], object] = print,
 ) -> list[Question]:
     """Bring back the code cards that practise the mistake `result` names, if any (the cards nudged now)."""
-    mistake = result.mistake
+    mistake = mistake_in(result.message)
     if result.ok or mistake is None:
         return []
     cards = practising(load_bank(), mistake.name)
