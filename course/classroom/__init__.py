@@ -39,9 +39,10 @@ from course.classroom._live import (
     session_summary,
     shown_answer,
 )
-from course.classroom._report import ClassReport, class_report, class_report_lines
+from course.classroom._report import CODE_NOTE, ClassReport, QuestionRow, class_report, class_report_lines
 
 __all__ = [
+    "CODE_NOTE",
     "LIVE_KINDS",
     "OTHER_MISTAKE",
     "PASSED",
@@ -50,6 +51,7 @@ __all__ = [
     "ClassReview",
     "ClassReviewLog",
     "ClassReviewLogError",
+    "QuestionRow",
     "answer_of",
     "class_report",
     "class_report_lines",

@@ -504,3 +504,32 @@ def test_a_learners_code_that_cannot_run_sends_nothing(
     assert ana.mine == "-1"
     screen.refresh()
     assert text(screen.tally) == "1 answered · 0 of 1 passed" and _bar_counts(screen) == [0, 1]
+
+
+def test_the_class_report_widget_shows_code_cards_pass_rate(urls: dict[str, str]) -> None:
+    for name, rating in zip(LEARNERS, (1, 3, 4), strict=True):  # ana: Again; ben: Good; cy: Easy
+        with postgres.PostgresStore.open(urls[name]) as store:
+            store.enroll("05", T0)
+            store.record(CODE_CARD.id, rating, T0 + timedelta(minutes=5))
+    widget = ClassReportWidget(
+        read=lambda: postgres.class_records(urls["teacher"]),
+        clock=lambda: T0 + timedelta(hours=1),
+        tz=timezone.utc,
+        bank=BANK,
+    )
+    assert widget.report is not None
+    assert [(row.question_id, row.answers, row.misses) for row in widget.report.code] == [
+        (CODE_CARD.id, 3, 1)
+    ]
+    body = text(widget.body)
+    assert (
+        "Code cards, fewest passed first (1 of 1) A review keeps whether the code passed, not which mistake "
+        "it made: a live review shows those. passed question section answers learners 67% "
+        f"{text_of(CODE_CARD)} 05: {CODE_CARD.section} 3 3 "
+    ) in body
+
+
+def text_of(question: Any) -> str:
+    from course.bank import inline_html
+
+    return html_text(inline_html(question.prompt))
