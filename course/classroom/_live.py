@@ -2,12 +2,20 @@
 class database). Which questions can be asked live, how the projector's option order travels to every learner,
 what a learner's answer is recorded as, how the room's answers are tallied, and the report at the end.
 
-Only choice and numeric questions are asked live: they have one right answer to count. A choice question is
+Choice, numeric and code questions are asked live: each has a right answer to count. A choice question is
 shown to the whole room in one order (the projector draws it, `layout_text`; every learner's widget shows the
 same labels, `presentation_of`), and a learner's answer is recorded as the bank index of the option chosen, so
 that changing the labels changes nothing recorded. A numeric answer is recorded as the number typed, written
 one way (`numeric_answer`: "1/8", "0.125" and "1.25e-1" are all "0.125"). The projector counts only answers
 the question can have (`counted`): nothing else a learner could write into the class database reaches it.
+
+A code question is answered with code that runs in the learner's own kernel (`course.checkers.run_code`, the
+notebook's time limit); the learner sees their checker's sentence, and only a number is recorded
+(`code_answer`): ``"0"`` for code that passed, ``k`` for the k-th named mistake of the card's `mistakes` that
+the checker's sentence names, ``"-1"`` for code wrong in another way (or that could not be judged). The code
+itself never leaves the learner's kernel. The projector shows how many passed and the most common named
+mistakes by their label (`option_counts`, `named_mistakes`); the reveal shows the card's worked solution,
+never anyone's code.
 
 A live session runs in a room (the instructor's own by default, named after their role): each learner's
 widget follows one room, so that two instructors teaching at once do not collide (`rooms_text` says which
@@ -33,14 +41,20 @@ if TYPE_CHECKING:  # psycopg: only for a class database, and only the types here
 
 __all__ = [
     "LIVE_KINDS",
+    "OTHER_MISTAKE",
+    "PASSED",
     "ROOM_VAR",
     "OptionCount",
     "answer_of",
     "class_url",
+    "code_answer",
+    "code_tally_text",
     "counted",
     "is_right",
     "layout_text",
     "live_questions",
+    "mistake_label",
+    "named_mistakes",
     "numeric_answer",
     "open_room",
     "option_counts",
@@ -56,8 +70,12 @@ __all__ = [
 ROOM_VAR = "COURSE_ROOM"
 """The environment variable naming the room a learner's ``live()`` joins (a hub may set it per learner)."""
 
-LIVE_KINDS = (Kind.CHOICE, Kind.NUMERIC)
-"""The kinds of question a live session asks: each has one right answer the room's answers are counted by."""
+LIVE_KINDS = (Kind.CHOICE, Kind.NUMERIC, Kind.CODE)
+"""The kinds of question a live session asks: each has a right answer the room's answers are counted by."""
+PASSED = "0"
+"""What a code answer that passed its checker is recorded as."""
+OTHER_MISTAKE = "-1"
+"""What a code answer is recorded as when it did not pass and names none of the card's mistakes."""
 
 
 def class_url(db: str | None = None) -> str | None:
@@ -114,10 +132,32 @@ _INDEX = re.compile(r"[0-9]{1,3}")
 _NUMBER = re.compile(r"-?[0-9]+(\.[0-9]+)?(e[-+]?[0-9]+)?")
 
 
+def code_answer(question: Question, ok: bool, sentence: str) -> str:
+    """What a code answer is recorded as, from its checker's verdict (`course.checkers.CodeVerdict`'s `ok`
+    and `sentence`): `PASSED` ("0"); else the 1-based place in `question.mistakes` of the named mistake
+    the sentence names (`course.checkers.mistake_in`); else `OTHER_MISTAKE` ("-1"). Never the code."""
+    if ok:
+        return PASSED
+    from course.checkers import mistake_in  # numpy and the checkers: only once code has been run
+
+    mistake = mistake_in(sentence.strip())
+    if mistake is not None and mistake.name in question.mistakes:
+        return str(question.mistakes.index(mistake.name) + 1)
+    return OTHER_MISTAKE
+
+
+def _code_answers(question: Question) -> tuple[str, ...]:
+    """Every answer a code question can be given live: passed, each of its named mistakes, another."""
+    return (PASSED, *(str(k) for k in range(1, len(question.mistakes) + 1)), OTHER_MISTAKE)
+
+
 def valid_answer(question: Question, answer: str) -> bool:
     """Whether `answer` is one that `question` can be given live: an index of one of a choice question's
-    options, or a number written as `numeric_answer` writes one. Anything else (what a learner could write
-    into the class database by hand) is no answer."""
+    options, a number written as `numeric_answer` writes one, or for a code question one of `code_answer`'s
+    ("0", "1" to the number of its named mistakes, "-1"). Anything else (what a learner could write into the
+    class database by hand) is no answer."""
+    if question.kind == Kind.CODE:
+        return answer in _code_answers(question)
     if question.kind == Kind.CHOICE:
         return (
             bool(_INDEX.fullmatch(answer))
@@ -153,7 +193,9 @@ def rooms_text(running: Sequence[LiveState]) -> str:
 
 def is_right(question: Question, answer: str) -> bool:
     """Whether a recorded answer is right: a choice question's option index, a numeric question's text (an
-    answer that is not a number is wrong)."""
+    answer that is not a number is wrong), a code question's `PASSED`."""
+    if question.kind == Kind.CODE:
+        return answer == PASSED
     if question.kind == Kind.CHOICE:
         return answer.isdigit() and question.is_correct(int(answer))
     try:
@@ -162,8 +204,26 @@ def is_right(question: Question, answer: str) -> bool:
         return False
 
 
+def mistake_label(question: Question, answer: str) -> str | None:
+    """The label of the named mistake a code answer records (`course.checkers.Mistake.label`, its name
+    where the checkers no longer know it); None for an answer that names none."""
+    if not answer.isdigit() or not 1 <= int(answer) <= len(question.mistakes):
+        return None
+    from course.checkers import MISTAKES  # numpy and the checkers: only for a code question
+
+    name = question.mistakes[int(answer) - 1]
+    mistake = MISTAKES.get(name)
+    return name if mistake is None else mistake.label
+
+
 def shown_answer(presentation: Presentation, answer: str) -> str:
-    """A recorded answer as the room reads it: a choice question's label ("B"), a number as typed."""
+    """A recorded answer as the room reads it: a choice question's label ("B"), a number as typed; for a
+    code question "passed", "not passed: " and the named mistake's label, or "not passed"."""
+    if presentation.question.kind == Kind.CODE:
+        if answer == PASSED:
+            return "passed"
+        label = mistake_label(presentation.question, answer)
+        return "not passed" if label is None else f"not passed: {label}"
     if presentation.question.kind == Kind.CHOICE and answer.isdigit():
         index = int(answer)
         if index in presentation.order:
@@ -173,8 +233,9 @@ def shown_answer(presentation: Presentation, answer: str) -> str:
 
 @dataclass(frozen=True)
 class OptionCount:
-    """One bar of the projector's distribution: a label ("B", or a number typed), the option's text (choice
-    questions), how many gave it, and whether it is right."""
+    """One bar of the projector's distribution: a label ("B", a number typed, or for a code question
+    "passed", a named mistake's label or "other mistakes"), the option's text (choice questions), how many
+    gave it, and whether it is right."""
 
     label: str
     text: str
@@ -182,10 +243,29 @@ class OptionCount:
     right: bool
 
 
+def named_mistakes(question: Question, counts: Mapping[str, int]) -> list[tuple[str, int]]:
+    """A code question's named mistakes that its answers (`counts`, as `counted` gives them) record, as
+    (label, how many), most common first (ties in the card's order)."""
+    given = [
+        (label, counts[answer])
+        for answer in _code_answers(question)
+        if counts.get(answer) and (label := mistake_label(question, answer)) is not None
+    ]
+    return sorted(given, key=lambda pair: -pair[1])
+
+
 def option_counts(presentation: Presentation, counts: dict[str, int], *, top: int = 5) -> list[OptionCount]:
     """The distribution the projector shows: every option of a choice question in the order shown (none
-    chosen: 0); for a numeric question the `top` answers most given, then "other" for the rest."""
+    chosen: 0); for a numeric question the `top` answers most given, then "other" for the rest; for a code
+    question how many passed, the named mistakes given, most common first, then "other mistakes" (if any)."""
     question = presentation.question
+    if question.kind == Kind.CODE:
+        rows = [OptionCount("passed", "", counts.get(PASSED, 0), True)]
+        rows += [OptionCount(label, "", n, False) for label, n in named_mistakes(question, counts)]
+        other = counts.get(OTHER_MISTAKE, 0)
+        if other:
+            rows.append(OptionCount("other mistakes", "", other, False))
+        return rows
     if question.kind == Kind.CHOICE:
         return [
             OptionCount(shown.label, shown.option.text, counts.get(str(index), 0), shown.right)
@@ -199,8 +279,22 @@ def option_counts(presentation: Presentation, counts: dict[str, int], *, top: in
     return rows
 
 
+def code_tally_text(question: Question, counts: Mapping[str, int]) -> str:
+    """A code question's answers in one line: "2 of 5 passed", then the named mistakes given, most common
+    first ("causal mask: transposed: 2"), then "other mistakes: 1" (`counts` as `counted` gives them)."""
+    answered = sum(counts.values())
+    parts = [f"{counts.get(PASSED, 0)} of {answered} passed"]
+    parts += [f"{label}: {n}" for label, n in named_mistakes(question, counts)]
+    if counts.get(OTHER_MISTAKE):
+        parts.append(f"other mistakes: {counts[OTHER_MISTAKE]}")
+    return "; ".join(parts)
+
+
 def right_text(presentation: Presentation) -> str:
-    """The right answer as the room reads it: the right option's label, or a numeric answer with its unit."""
+    """The right answer as the room reads it: the right option's label, a numeric answer with its unit, or
+    for a code question "the worked solution below" (shown as code: `Question.answer`)."""
+    if presentation.question.kind == Kind.CODE:
+        return "the worked solution below"
     if presentation.question.kind == Kind.CHOICE:
         return presentation.right_label
     return answer_text(presentation.question)
@@ -216,7 +310,8 @@ def session_summary(
 ) -> ClassReview:
     """A finished live session as a class review (`course.classroom.class_review_lines` reports it): for each
     question asked and answered, in order (`results`: item id and its answers' counts), how many of those who
-    answered got it right. Questions no longer in the bank are left out."""
+    answered got it right (a code question: how many passed; its named mistakes are `code_tally_text`'s).
+    Questions no longer in the bank are left out."""
     tallies = []
     for item_id, given in results:
         question = bank.get(item_id)

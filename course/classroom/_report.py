@@ -7,6 +7,11 @@ A *miss* is an Again answer; a question's miss rate is its misses over its answe
 first answer of the question on each of their days once (so a question failed and retried the same day
 counts once). True retention pools every learner's counted answers: those first answers given to a question in
 review. Questions retired from the bank are left out.
+
+Code cards are among the questions, rated as the other auto-rated kinds (passed: Good, Hard or Easy; not
+passed: Again), and listed again apart with their pass rate (`ClassReport.code`). A review keeps whether the
+code passed, not which mistake it made: the named mistakes a class makes show in a live review
+(`course.classroom.code_tally_text`), not here.
 """
 
 from __future__ import annotations
@@ -15,15 +20,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
 
-from course.bank import Bank
+from course.bank import Bank, Kind
 from course.classroom._class_review import REVISIT_AT, section_link
 from course.lessons import lesson_title
 from course.progress import plural
 from scheduler import Answer, Rating, State, day_numbers, due_counts
 
-__all__ = ["ClassReport", "LessonRow", "QuestionRow", "class_report", "class_report_lines"]
+__all__ = ["CODE_NOTE", "ClassReport", "LessonRow", "QuestionRow", "class_report", "class_report_lines"]
 
 DUE_DAYS = 7
+CODE_NOTE = "A review keeps whether the code passed, not which mistake it made: a live review shows those."
+"""What the report says of code cards' mistakes."""
 
 
 @dataclass(frozen=True)
@@ -40,6 +47,11 @@ class QuestionRow:
     @property
     def miss_rate(self) -> float:
         return self.misses / self.answers
+
+    @property
+    def pass_rate(self) -> float:
+        """The share of answers not missed: for a code card, how often the code passed."""
+        return 1.0 - self.miss_rate
 
 
 @dataclass(frozen=True)
@@ -60,7 +72,8 @@ class LessonRow:
 class ClassReport:
     """What `class_report` found at ``at``: questions and lessons most missed first (ties by id), the due
     load per day from today (day 0 includes what is overdue), the class's true retention (every learner's
-    counted answers together; None before any review), and the (lesson, section) pairs to revisit."""
+    counted answers together; None before any review), the (lesson, section) pairs to revisit, and the code
+    cards among the questions, fewest passed first (whether the code passed; reviews keep no mistake)."""
 
     at: datetime
     learners: int  # learners with at least one answer to a question of the bank
@@ -69,6 +82,7 @@ class ClassReport:
     due: tuple[int, ...]
     retention: float | None
     revisit: tuple[tuple[str, str], ...]
+    code: tuple[QuestionRow, ...] = ()
 
 
 def class_report(
@@ -135,12 +149,13 @@ def class_report(
         tuple(due),
         passed / counted if counted else None,
         tuple(revisit),
+        tuple(row for row in questions if bank[row.question_id].kind == Kind.CODE),
     )
 
 
 def class_report_lines(report: ClassReport, limit: int = 10) -> list[str]:
-    """The report as text: the ``limit`` most missed questions, the lessons, the due load, retention, and
-    the sections to revisit with their links."""
+    """The report as text: the ``limit`` most missed questions, the lessons, the due load, retention, the
+    ``limit`` code cards least passed, and the sections to revisit with their links."""
     if not report.learners:
         return ["No learner has answered a question yet."]
     retention = "not yet (no reviews)" if report.retention is None else f"{report.retention:.1%}"
@@ -161,6 +176,15 @@ def class_report_lines(report: ClassReport, limit: int = 10) -> list[str]:
             f"  {row.miss_rate:4.0%} missed  {row.question_id}  ({plural(row.answers, 'answer')} by "
             f"{plural(row.learners, 'learner')})"
         )
+    if report.code:
+        code = report.code[:limit]
+        lines.append(f"Code cards, fewest passed first ({len(code)} of {len(report.code)}):")
+        for row in code:
+            lines.append(
+                f"  {row.pass_rate:4.0%} passed  {row.question_id}  ({plural(row.answers, 'answer')} by "
+                f"{plural(row.learners, 'learner')})"
+            )
+        lines.append(f"  ({CODE_NOTE})")
     if not report.revisit:
         lines.append(
             f"Nothing to revisit: no question was missed in {REVISIT_AT:.0%} or more of its answers."

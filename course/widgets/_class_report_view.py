@@ -2,8 +2,10 @@
 ``python -m course class-report`` prints it), read from the class database as the instructor's role.
 
 Per lesson and per question, most missed first: the miss rate, the answers and how many learners gave them;
-the class's due load for the next 7 days; the class's true retention; the sections to revisit, as links into
-the lessons. Refresh reads the database again (one snapshot each time); nothing is written.
+the code cards, fewest passed first, with their pass rate (a review keeps whether the code passed, not which
+mistake it made: a live review shows those); the class's due load for the next 7 days; the class's true
+retention; the sections to revisit, as links into the lessons. Refresh reads the database again (one snapshot
+each time); nothing is written.
 """
 
 from __future__ import annotations
@@ -16,7 +18,15 @@ from typing import TYPE_CHECKING, Any
 import ipywidgets as widgets
 
 from course.bank import Bank, inline_html, load_bank
-from course.classroom import REVISIT_AT, ClassReport, class_report, class_url, section_link
+from course.classroom import (
+    CODE_NOTE,
+    REVISIT_AT,
+    ClassReport,
+    QuestionRow,
+    class_report,
+    class_url,
+    section_link,
+)
 from course.lessons import lesson_title
 from course.progress import local_tz, plural
 from course.widgets._chrome import CHROME, ROOT_CLASS, STATUS_CLASS, view_bundle
@@ -121,8 +131,8 @@ _STYLE = (
 
 
 def report_html(report: ClassReport, bank: Bank, tz: tzinfo, top: int = 10) -> str:
-    """The report as HTML tables: headline, due load, lessons, the `top` most missed questions, sections to
-    revisit (links)."""
+    """The report as HTML tables: headline, due load, lessons, the `top` most missed questions, the `top`
+    code cards least passed, sections to revisit (links)."""
     if not report.learners:
         return "<p>No learner has answered a question yet.</p>"
     retention = "not yet (no reviews)" if report.retention is None else f"{report.retention:.1%}"
@@ -150,14 +160,17 @@ def report_html(report: ClassReport, bank: Bank, tz: tzinfo, top: int = 10) -> s
         "<table class='course-report-table'><tr><th>missed</th><th>question</th><th>section</th>"
         "<th>answers</th><th>learners</th></tr>",
     ]
-    for row in report.questions[:top]:
-        link = html.escape(section_link(row.lesson, row.section))
-        parts.append(
-            f"<tr><td>{row.miss_rate:.0%}</td><td>{inline_html(bank[row.question_id].prompt)}</td>"
-            f'<td><a href="{link}">{html.escape(row.lesson)}: {html.escape(row.section)}</a></td>'
-            f"<td>{row.answers}</td><td>{row.learners}</td></tr>"
-        )
+    parts += [_question_row(row, row.miss_rate, bank) for row in report.questions[:top]]
     parts.append("</table>")
+    if report.code:
+        parts.append(
+            f"<h4>Code cards, fewest passed first ({min(top, len(report.code))} of {len(report.code)})</h4>"
+            f"<p>{html.escape(CODE_NOTE)}</p>"
+            "<table class='course-report-table'><tr><th>passed</th><th>question</th><th>section</th>"
+            "<th>answers</th><th>learners</th></tr>"
+        )
+        parts += [_question_row(row, row.pass_rate, bank) for row in report.code[:top]]
+        parts.append("</table>")
     if report.revisit:
         links = "".join(
             f'<li><a href="{html.escape(section_link(lesson, section))}">lesson {html.escape(lesson)}, '
@@ -170,6 +183,17 @@ def report_html(report: ClassReport, bank: Bank, tz: tzinfo, top: int = 10) -> s
             f"<p>Nothing to revisit: no question was missed in {REVISIT_AT:.0%} or more of its answers.</p>"
         )
     return "".join(parts)
+
+
+def _question_row(row: QuestionRow, rate: float, bank: Bank) -> str:
+    """One question's row of a table: `rate` (missed, or passed), its prompt, its section (a link), its
+    answers and learners."""
+    link = html.escape(section_link(row.lesson, row.section))
+    return (
+        f"<tr><td>{rate:.0%}</td><td>{inline_html(bank[row.question_id].prompt)}</td>"
+        f'<td><a href="{link}">{html.escape(row.lesson)}: {html.escape(row.section)}</a></td>'
+        f"<td>{row.answers}</td><td>{row.learners}</td></tr>"
+    )
 
 
 def _day(when: datetime) -> str:

@@ -8,6 +8,12 @@ the learner's answer, which may be changed until the instructor reveals it; then
 with the explanation. It looks at the class database every second (`Poller`). Live answers are kept apart
 from the learner's schedule.
 
+A code question shows a code box (`course.widgets._code`, the starter code in it): "Run and check" runs the
+code here, in the learner's kernel, by the card's checker (`course.checkers.run_code`, `CODE_SECONDS`), and
+shows the checker's sentence; only what `course.classroom.code_answer` makes of the verdict is sent (a number:
+passed, which of the card's named mistakes, or another), never the code. The learner may change the code and
+run it again until the reveal, which shows the worked solution.
+
 When the class database cannot be reached (or does not answer within its deadline), an answer is kept in the
 widget and sent at the next look that reaches it; the learner is told both times, and told if the question
 closed meanwhile. While the widget looks in the background (a `Poller`), a click never waits for the class
@@ -26,9 +32,12 @@ import ipywidgets as widgets
 from course.bank import Bank, Kind, Presentation, Question, load_bank, plain_text, to_html
 from course.classroom import (
     LIVE_KINDS,
+    PASSED,
     answer_of,
     class_url,
+    code_answer,
     is_right,
+    mistake_label,
     numeric_answer,
     open_room,
     presentation_of,
@@ -39,6 +48,7 @@ from course.classroom import (
 )
 from course.widgets._chrome import CHROME, ROOT_CLASS, STATUS_CLASS, view_bundle
 from course.widgets._clock import Clock, read_clock, real_clock
+from course.widgets._code import CodeAnswer
 from course.widgets._panel import option_rows
 from course.widgets._poller import Poller
 from course.widgets._texts import html_text
@@ -112,6 +122,8 @@ class LiveAnswerWidget:
         self.status.add_class(STATUS_CLASS)
         self.option_buttons: list[widgets.Button] = []
         self.number_input: widgets.Text | None = None
+        self.code: CodeAnswer | None = None  # a code question's box and "Run and check"
+        self.sentence: str | None = None  # the checker's sentence on the code last run (never sent)
         self.root = widgets.VBox(
             [
                 widgets.HTML(CHROME, layout=widgets.Layout(display="none")),
@@ -272,6 +284,8 @@ class LiveAnswerWidget:
             return ""
         right = is_right(question, self.mine)
         self.verdicts[self.state.position] = right
+        if question.kind == Kind.CODE:
+            return f"<p><i>Previous question: {html.escape(_code_said(question, self.mine))}.</i></p>"
         answer = html.escape(right_text(presentation))
         said = "✓ right" if right else f"✗ you answered {html.escape(shown_answer(presentation, self.mine))}"
         return f"<p><i>Previous question: {said}; the answer was {answer}.</i></p>"
@@ -290,7 +304,7 @@ class LiveAnswerWidget:
         self.question = None if state.item_id is None else self.bank.get(state.item_id)
         self.revealed = False
         self.pending = None
-        self.option_buttons, self.number_input = [], None
+        self.option_buttons, self.number_input, self.code, self.sentence = [], None, None, None
         self.feedback.value = ""
         self.header.value = (
             f"<h3>Live class review: {html.escape(state.title)}</h3><p><b>Question {state.position}</b></p>"
@@ -307,6 +321,11 @@ class LiveAnswerWidget:
         self.prompt.value = to_html(self.question.prompt)
         self.answer_area.children = self._controls(self.question, self.presentation)
         self._mark_mine()
+        if self.question.kind == Kind.CODE and self.mine is not None:  # the code itself was never kept
+            self.notice.value = (
+                f"<p>Sent already: {html.escape(shown_answer(self.presentation, self.mine))}. Run your code "
+                "again to change it.</p>"
+            )
         self._announce(f"Question {state.position}: {plain_text(self.question.prompt)}")
 
     def _controls(self, question: Question, presentation: Presentation) -> tuple[widgets.Widget, ...]:
@@ -315,6 +334,10 @@ class LiveAnswerWidget:
             typed = TypedAnswer(self.answer_number, unit=question.unit, label="Send", tooltip=tooltip)
             self.number_input = typed.box
             return (typed.row,)
+        if question.kind == Kind.CODE:
+            assert question.function is not None and question.starter is not None  # a code question's own
+            self.code = CodeAnswer(self.answer_code, function=question.function, starter=question.starter)
+            return (self.code.row,)
         self.option_buttons, rows = option_rows(presentation, self.answer_choice)
         return rows
 
@@ -338,6 +361,49 @@ class LiveAnswerWidget:
             self._announce(html_text(self.notice.value))
             return
         self._send(answer)
+
+    def answer_code(self, code: str | None = None) -> None:
+        """Run `code` (default: the code box's) here by the card's checker, show its sentence, and send what
+        it makes of the verdict (`course.classroom.code_answer`: a number, never the code)."""
+        question, state = self.question, self.state
+        if self.code is None or question is None or state is None or self.revealed:
+            return
+        function, checker = question.function, question.checker
+        assert function is not None and checker is not None  # a code question's own
+        code = self.code.box.value if code is None else code
+        self.code.show(code)
+        self.code.disable()  # while it runs
+        try:
+            from course.checkers import run_code  # numpy and the checkers: only once code is run
+            from course.widgets._panel import CODE_SECONDS  # read as the code runs: the tests change it
+
+            verdict = run_code(code, function, checker, seconds=CODE_SECONDS)
+        except KeyboardInterrupt:  # Kernel → Interrupt (where no timer could stop it): nothing to send
+            self._not_run(
+                "<p><b>Your code was stopped</b> before it finished (the kernel was interrupted). Nothing "
+                "was sent: change it and run it again.</p>"
+            )
+            return
+        except Exception as err:  # a bug in the course, not in the learner's code: say so, let them retry
+            detail = html.escape(f"{type(err).__name__}: {err}")
+            self._not_run(
+                f"<p><b>✗ Could not run your code</b> ({detail}). Nothing was sent. This is a bug in the "
+                "course: please report it with this message.</p>"
+            )
+            return
+        if self.code is None or self.revealed or not _same_question(self.state, state):
+            return  # the question closed while the code ran: nothing to send
+        self.code.box.disabled = self.code.button.disabled = False  # it may be changed until the reveal
+        self.sentence = verdict.sentence.strip()
+        self.feedback.value = _verdict_html(self.sentence)
+        self._send(code_answer(question, verdict.ok, self.sentence))
+
+    def _not_run(self, why: str) -> None:
+        """The code was not judged: say `why` (HTML), and let the learner edit it and run it again."""
+        if self.code is not None:
+            self.code.box.disabled = self.code.button.disabled = False
+        self.notice.value = why
+        self._announce(html_text(why))
 
     def _send(self, answer: str) -> None:
         state, presentation = self.state, self.presentation
@@ -395,8 +461,10 @@ class LiveAnswerWidget:
             self.notice.value = f"<p><b>Not sent:</b> {html.escape(str(err))}</p>"
         else:
             self.mine, self.pending = answer, None
+            change = "Run your code again to change it" if self.code is not None else "You can change it"
+            kept = " (your code stays in your notebook)" if self.code is not None else ""
             self.notice.value = (
-                f"<p>Sent: {html.escape(label)}. You can change it until the answer is revealed.</p>"
+                f"<p>Sent: {html.escape(label)}{kept}. {change} until the answer is revealed.</p>"
             )
         self._mark_mine()
         self._announce(html_text(self.notice.value))
@@ -439,8 +507,13 @@ class LiveAnswerWidget:
             button.disabled = True
         if self.number_input is not None:
             self.number_input.disabled = True
+        if self.code is not None:
+            self.code.disable()
         question, presentation = self.question, self.presentation
         if question is None or presentation is None:
+            return
+        if question.kind == Kind.CODE:
+            self._reveal_code(state, question, presentation)
             return
         answer = html.escape(right_text(presentation))
         if self.mine is None:
@@ -458,6 +531,22 @@ class LiveAnswerWidget:
         self.feedback.value = f"<p>{said}</p>{to_html(question.explanation)}<p><i>{see}</i></p>"
         self._announce(html_text(f"<p>{said}</p>"))
 
+    def _reveal_code(self, state: LiveState, question: Question, presentation: Presentation) -> None:
+        """A code question's reveal: the verdict on the code sent, the worked solution, the explanation."""
+        if self.mine is None:
+            said = "<b>You did not send an answer to this one.</b> A worked solution:"
+        else:
+            self.verdicts[state.position] = self.mine == PASSED
+            compare = " to compare with yours" if self.mine == PASSED else ""
+            said = f"<b>{html.escape(_code_said(question, self.mine))}.</b> A worked solution{compare}:"
+        verdict = "" if self.sentence is None else _verdict_html(self.sentence)
+        see = f"See: lesson {html.escape(question.lesson)}, section “{html.escape(question.section)}”."
+        self.feedback.value = (
+            f"{verdict}<p>{said}</p>{to_html(str(question.answer))}{to_html(question.explanation)}"
+            f"<p><i>{see}</i></p>"
+        )
+        self._announce(html_text(f"<p>{said}</p>"))
+
     def _end(self) -> None:
         answered, right = len(self.verdicts), sum(self.verdicts.values())
         self.answer_area.children = ()
@@ -472,6 +561,27 @@ class LiveAnswerWidget:
     def _announce(self, text: str) -> None:
         self.status.value = ""
         self.status.value = f"<p>{html.escape(text)}</p>"
+
+
+def _same_question(now: LiveState | None, then: LiveState) -> bool:
+    """Whether the session shown `now` still asks the question it asked `then`."""
+    return now is not None and (now.session, now.position) == (then.session, then.position)
+
+
+def _code_said(question: Question, mine: str) -> str:
+    """What became of the learner's code answer `mine` (as recorded), in words: "✓ Your code passed", or
+    "✗ Your code did not pass", with the named mistake's label when it names one."""
+    if mine == PASSED:
+        return "✓ Your code passed"
+    label = mistake_label(question, mine)
+    return "✗ Your code did not pass" + ("" if label is None else f": {label}")
+
+
+def _verdict_html(sentence: str) -> str:
+    """The checker's sentence on the learner's code, as the review widget words it ("✓ Right: ...")."""
+    right = sentence.startswith("✓")
+    words = html.escape(sentence.removeprefix("✓").removeprefix("✗").strip())
+    return f"<p><b>{'✓ Right' if right else '✗ Not quite'}:</b> {words}</p>"
 
 
 def live(

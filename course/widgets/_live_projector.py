@@ -8,6 +8,11 @@ chose each option (or typed each number: only answers the question can have are 
 learner writes reaches the projector); Reveal (Space) closes the question and marks the right answer; Next
 (→) asks the next one; End (or Next after the last) ends the session and ranks the questions by miss rate,
 with the sections to revisit. Live answers are kept apart from every learner's schedule.
+
+A code question is answered by code each learner runs in their own kernel: the projector shows how many
+passed and the named mistakes the class made, most common first, by their labels ("causal mask: transposed"),
+then how many made another; the reveal shows the card's worked solution. No learner's code reaches the class
+database, so none can reach the projector. The end of the session lists each code card's mistakes too.
 """
 
 from __future__ import annotations
@@ -21,9 +26,11 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 
-from course.bank import Bank, Presentation, Question, inline_html, load_bank, present, to_html
+from course.bank import Bank, Kind, Presentation, Question, inline_html, load_bank, present, to_html
 from course.classroom import (
+    PASSED,
     class_url,
+    code_tally_text,
     counted,
     layout_text,
     live_questions,
@@ -64,9 +71,10 @@ _CHROME = projector_chrome(
 
 
 class LiveProjectorWidget:
-    """A live session over `questions` (choice and numeric ones). `root` is the widget to display; `refresh`
-    reads the answers to the question asked now (the poller calls it every `every` seconds; tests call it).
-    `room` is a `scheduler.postgres.LiveRoom`, default one opened on `class_url(db)` as the instructor."""
+    """A live session over `questions` (choice, numeric and code ones: `course.classroom.LIVE_KINDS`). `root`
+    is the widget to display; `refresh` reads the answers to the question asked now (the poller calls it every
+    `every` seconds; tests call it). `room` is a `scheduler.postgres.LiveRoom`, default one opened on
+    `class_url(db)` as the instructor."""
 
     def __init__(
         self,
@@ -83,7 +91,7 @@ class LiveProjectorWidget:
         bank: Bank | None = None,
     ) -> None:
         if not questions:
-            raise ValueError("no choice or numeric questions to ask live in these lessons")
+            raise ValueError("no choice, numeric or code questions to ask live in these lessons")
         self.questions = tuple(questions)
         self.lessons = tuple(lessons)
         self.bank = bank or load_bank()
@@ -258,7 +266,12 @@ class LiveProjectorWidget:
         if self.presentation is None:
             return
         answered = sum(self.counts.values())
-        self.tally.value = f"<p><b>{answered} answered</b></p>"
+        passed = (
+            f" · {self.counts.get(PASSED, 0)} of {answered} passed"
+            if self.presentation.question.kind == Kind.CODE
+            else ""
+        )
+        self.tally.value = f"<p><b>{answered} answered</b>{passed}</p>"
         revealed = bool(self.state is not None and self.state.revealed)
         rows = []
         for row in option_counts(self.presentation, self.counts):
@@ -292,7 +305,13 @@ class LiveProjectorWidget:
             assert self.presentation is not None
             question = self.presentation.question
             said = html.escape(right_text(self.presentation))
-            self.answer.value = f"<p><b>Answer: {said}.</b></p>{to_html(question.explanation)}"
+            if question.kind == Kind.CODE:  # the card's worked solution, a code block: never a learner's code
+                self.answer.value = (
+                    f"<p><b>A worked solution:</b></p>{to_html(str(question.answer))}"
+                    f"{to_html(question.explanation)}"
+                )
+            else:
+                self.answer.value = f"<p><b>Answer: {said}.</b></p>{to_html(question.explanation)}"
             self._draw()
             self._buttons()
             self.status.value = f"<p>Answer: {html.escape(right_text(self.presentation))}.</p>"
@@ -328,10 +347,28 @@ class LiveProjectorWidget:
             self.prompt.value = f"<p><b>Live session {self.state.session} ended.</b></p>"
             self.tally.value = self.bars.value = ""
             self.answer.value = (
-                summary_html(summary, self.bank) if summary.tallies else "<p>Nobody answered a question.</p>"
+                summary_html(summary, self.bank) + self._mistakes_html(asked)
+                if summary.tallies
+                else "<p>Nobody answered a question.</p>"
             )
             self._buttons()
             self.status.value = "<p>Session ended: the questions are ranked below.</p>"
+
+    def _mistakes_html(self, asked: Sequence[tuple[str, dict[str, int]]]) -> str:
+        """The code cards the session asked and the class answered, each with how many passed and the named
+        mistakes made (`course.classroom.code_tally_text`); "" when it asked none."""
+        items = []
+        for item_id, given in asked:
+            question = self.bank.get(item_id)
+            if question is None or question.kind != Kind.CODE:
+                continue
+            counts = counted(question, given)
+            if counts:
+                items.append(
+                    f"<li>{html.escape(question.id)} (lesson {html.escape(question.lesson)}, "
+                    f"{html.escape(question.section)}): {html.escape(code_tally_text(question, counts))}</li>"
+                )
+        return f"<h3>Code cards: the mistakes made</h3><ul>{''.join(items)}</ul>" if items else ""
 
     def _buttons(self) -> None:
         running = self.state is not None and not self.state.ended
@@ -352,8 +389,8 @@ def live_projector(
     clock: Clock | None = None,
     rng: random.Random | None = None,
 ) -> LiveProjectorWidget:
-    """A live class review of the choice and numeric questions of `lessons`, run by the instructor on the
-    projector: ``live_projector("01", "02")``, in the instructor's own room (named after their role) or in
+    """A live class review of the choice, numeric and code questions of `lessons`, run by the instructor on
+    the projector: ``live_projector("01", "02")``, in the instructor's own room (named after their role) or in
     `room` (``live_projector("01", room="Hall B")``; learners join it with ``live()``, or ``live(room="Hall
     B")`` while other rooms run sessions too). The class database is `db` or ``$COURSE_DB`` (the
     instructor's role). ValueError for an unknown lesson or lessons without such questions."""

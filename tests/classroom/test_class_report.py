@@ -88,3 +88,32 @@ def test_an_empty_class() -> None:
     report = class_report({"dee": []}, {}, load_bank(), AT, UTC)
     assert (report.learners, report.questions, report.retention, report.due) == (0, (), None, (0,) * 7)
     assert class_report_lines(report) == ["No learner has answered a question yet."]
+
+
+def test_code_cards_show_their_pass_rate_and_say_their_mistakes_are_not_kept() -> None:
+    code, softmax = "05-code-causal-mask", "01-code-stable-softmax"
+    assert load_bank()[softmax].kind == load_bank()[code].kind == "code"
+    answers = {
+        "ana": [answer(code, 3, A), answer(code, 1, G, REVIEW), answer(softmax, 2, G), answer(DOT, 2, A)],
+        "ben": [answer(code, 3, A), answer(softmax, 2, G)],
+        "cy": [answer(code, 2, G)],
+    }
+    report = class_report(answers, {}, load_bank(), AT, UTC)
+    assert report.code == (
+        QuestionRow(code, "05", "9. Pitfall 3: is_causal with fewer queries than keys", 3, 4, 2),
+        QuestionRow(softmax, "01", load_bank()[softmax].section, 2, 2, 0),
+    )
+    assert [row.pass_rate for row in report.code] == [0.5, 1.0]
+    assert [row.question_id for row in report.questions] == [DOT, code, softmax]  # code cards among them
+    lines = class_report_lines(report, limit=1)
+    at = lines.index("Code cards, fewest passed first (1 of 2):")
+    assert lines[at - 2 : at + 3] == [
+        "Questions, most missed first (1 of 3):",
+        f"  100% missed  {DOT}  (1 answer by 1 learner)",
+        "Code cards, fewest passed first (1 of 2):",
+        f"   50% passed  {code}  (4 answers by 3 learners)",
+        "  (A review keeps whether the code passed, not which mistake it made: a live review shows those.)",
+    ]
+    without = class_report(ANSWERS, DUE, load_bank(), AT, UTC)
+    assert without.code == ()  # no code card answered: no such section
+    assert not any(line.startswith("Code cards") for line in class_report_lines(without))

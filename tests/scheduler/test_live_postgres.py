@@ -200,6 +200,29 @@ def test_nothing_but_an_answer_is_kept_as_a_live_answer(klass: Class) -> None:
                 )
 
 
+def test_a_code_cards_answers_are_numbers_the_server_keeps_and_tallies(klass: Class) -> None:
+    """Issue 24, item 5: a code card's live answer is "0" (passed), a named mistake's place ("1", "2", ...)
+    or "-1" (another mistake): numbers the server's check takes as they are; no code fits in one."""
+    with (
+        klass.room("teacher") as teacher,
+        klass.room("ana") as ana,
+        klass.room("ben") as ben,
+        klass.room("cy") as cy,
+    ):
+        state = teacher.ask(teacher.start("s", T0).session, "05-code-causal-mask", T0)
+        ana.answer(state, "0", T0 + timedelta(seconds=1))
+        ben.answer(state, "-1", T0 + timedelta(seconds=2))
+        cy.answer(state, "3", T0 + timedelta(seconds=3))
+        ben.answer(state, "3", T0 + timedelta(seconds=4))  # ben ran his code again: another mistake now
+        assert teacher.answers(state.session, 1).counts == {"3": 2, "0": 1}
+        assert ben.my_answer(state.session, 1) == "3"
+        with pytest.raises(ValueError, match="answer must be an option's index or a number"):
+            ana.answer(state, "def causal_mask(t, s): ...", T0)
+        assert [(p, item, answers.counts) for p, item, answers in teacher.results(state.session)] == [
+            (1, "05-code-causal-mask", {"3": 2, "0": 1})
+        ]
+
+
 def test_live_answers_change_no_schedule(klass: Class) -> None:
     with klass.room("teacher") as teacher, klass.room("ana") as ana:
         state = teacher.ask(teacher.start("s", T0).session, "q", T0)

@@ -142,3 +142,22 @@ def test_class_review_takes_lessons_and_a_room(path):
         class_review(room=3)
     with pytest.raises(ValueError, match=r"^room must be at least 1 person, got 0$"):
         class_review("01", room=0, sessions=path)
+
+
+def test_a_code_card_shows_its_worked_solution_and_counts_the_hands_whose_code_passed(path: Path) -> None:
+    """Issue 24, item 5: without a class database there is no learner's verdict to read, so the room's count
+    is how many passed (a show of hands), as for any question; named mistakes are the live review's."""
+    code = BANK["05-code-causal-mask"]
+    shown = ClassReviewWidget([code], ["05"], 20, sessions=path, clock=Clock(), rng=random.Random(0))
+    shown.reveal()  # no options: straight to the worked solution
+    assert shown.stage == 2 and shown.options.children == ()
+    assert shown.answer.value.startswith(
+        "<p><b>Answer:</b></p><pre><code>def causal_mask(t, s):\n    i = np.arange(t)[:, None]"
+    )
+    shown.record(12)
+    assert shown.saved.value == "saved: 12 of 20 right"
+    with ClassReviewLog.open(path, create=False) as log:
+        (session,) = log.sessions()
+    assert [(t.question_id, t.right, t.room) for t in session.tallies] == [(code.id, 12, 20)]
+    shown.finish()
+    assert "<td>40%</td><td>12 of 20</td>" in shown.summary.value

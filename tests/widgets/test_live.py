@@ -14,6 +14,7 @@ import pytest
 from postgres_server import PostgresServer, learner_password, require_postgres
 
 from course import load_bank
+from course.bank import plain_text
 from course.classroom import live_questions, section_link
 from course.widgets import (
     NO_CLASS_DB,
@@ -133,7 +134,12 @@ def test_a_live_session_with_three_learners(urls: dict[str, str]) -> None:
         widget.refresh()
         question = widget.question
         assert question is not None and question.id == screen.questions[screen.index].id
-        if question.kind == "numeric":
+        if question.kind == "code":  # run in her kernel: only "0" (passed) is sent
+            assert widget.code is not None
+            widget.code.box.value = str(question.solution)
+            widget.code.button.click()
+            assert widget.mine == "0"
+        elif question.kind == "numeric":
             assert widget.number_input is not None
             widget.number_input.value = str(question.answer)[:1]  # typed fast: the box lags behind
             (row,) = widget.answer_area.children
@@ -369,3 +375,161 @@ def test_a_numeric_live_answer_is_recorded_as_its_number_written_one_way() -> No
         False,
         False,
     ]
+
+
+CODE_CARD = BANK["05-code-causal-mask"]  # its named mistakes: top-left, off by one, transposed, inverted
+TOP_LEFT = "def causal_mask(t, s):\n    return np.tril(np.ones((t, s), dtype=bool))\n"  # mistake 1
+NOT_CODE = "def causal_mask(t, s):\n    return (\n"  # a syntax error: wrong in another way
+
+
+def test_a_code_card_live_sends_only_passed_or_the_mistake_never_the_code(urls: dict[str, str]) -> None:
+    """Issue 24, item 5: each learner's code runs in their own kernel; the class database gets "0" (passed),
+    the place of the named mistake in the card's list, or "-1"; the projector shows how many passed and the
+    mistakes by their labels, and reveals the card's worked solution."""
+    import psycopg
+
+    screen = LiveProjectorWidget(
+        [CODE_CARD],
+        ("05",),
+        room=postgres.LiveRoom.open(urls["teacher"]),
+        clock=Ticking(),
+        every=None,
+        bank=BANK,
+    )
+    screen.start()
+    assert text(screen.tally) == "0 answered · 0 of 0 passed"
+    learners = {name: learner(urls[name]) for name in LEARNERS}
+    ana, ben, cy = learners.values()
+    code = ana.code
+    assert code is not None and ana.answer_area.children == (code.row,)
+    assert code.box.description == "Your code for causal_mask"  # the box's label: its accessible name
+    assert code.box.value == str(CODE_CARD.starter) and code.button.description == "Run and check"
+    assert text(ana.status) == f"Question 1: {plain_text(CODE_CARD.prompt)}"
+    ana.answer_code(str(CODE_CARD.solution))
+    assert text(ana.feedback) == "✓ Right: causal mask: all 4 cases pass."
+    assert text(ana.notice) == (
+        "Sent: passed (your code stays in your notebook). Run your code again to change it until the answer "
+        "is revealed."
+    )
+    assert text(ana.status) == text(ana.notice)  # said in the live region
+    assert not code.box.disabled  # it may be run again until the reveal
+    ben.answer_code(TOP_LEFT)
+    assert text(ben.feedback).startswith("✗ Not quite: causal mask, case 1 of 4 (t = 2, s = 5): query 0 is ")
+    assert text(ben.notice).startswith(
+        "Sent: not passed: causal mask: aligned top-left, not bottom-right (your"
+    )
+    cy.answer_code(NOT_CODE)
+    assert text(cy.feedback) == "✗ Not quite: Your code has a syntax error on line 2: '(' was never closed."
+    screen.refresh()
+    assert text(screen.tally) == "3 answered · 1 of 3 passed"
+    assert text(screen.bars) == (
+        "passed 1 causal mask: aligned top-left, not bottom-right 1 other mistakes 1"
+    )
+    cy.answer_code(TOP_LEFT)  # cy fixed the syntax, and made ben's mistake
+    screen.refresh()
+    assert _bar_counts(screen) == [1, 2]
+    # what the class database holds: a number per learner, never their code
+    with psycopg.connect(urls["teacher"]) as teacher:
+        rows = teacher.execute(
+            "SELECT learner, answer FROM course.live_answer WHERE session_id = %s ORDER BY learner",
+            (screen.state.session,),
+        ).fetchall()
+    assert rows == [("ana", "0"), ("ben", "1"), ("cy", "1")]
+    screen.reveal()
+    assert screen.answer.value.startswith(
+        "<p><b>A worked solution:</b></p><pre><code>def causal_mask(t, s):\n    i = np.arange(t)[:, None]"
+    )
+    assert "np.tril" not in screen.answer.value  # no learner's code: it never reached the projector
+    assert text(screen.status) == "Answer: the worked solution below."
+    for widget in learners.values():
+        widget.refresh()
+        assert widget.code is not None and widget.code.box.disabled and widget.code.button.disabled
+    assert text(ana.feedback).startswith(
+        "✓ Right: causal mask: all 4 cases pass. ✓ Your code passed. A worked solution to compare with "
+        "yours: def causal_mask(t, s):"
+    )
+    said = "✗ Your code did not pass: causal mask: aligned top-left, not bottom-right. A worked solution:"
+    assert text(ben.feedback).startswith("✗ Not quite: causal mask, case 1 of 4 (t = 2, s = 5): query 0 is ")
+    assert f"(t_k - t_q). {said} def causal_mask(t, s):" in text(ben.feedback)
+    assert text(ben.status) == said
+    assert "See: lesson 05, section “9. Pitfall 3: is_causal with fewer queries than keys”." in text(
+        ben.feedback
+    )
+    ben.answer_code(str(CODE_CARD.solution))  # too late: nothing is run or sent
+    assert ben.mine == "1"
+    screen.end()
+    summary = text(screen.answer)
+    assert summary.startswith("Most missed first missed right question 67% 1 of 3 ")
+    assert summary.endswith(
+        f"Code cards: the mistakes made {CODE_CARD.id} (lesson 05, {CODE_CARD.section}): 1 of 3 passed; "
+        "causal mask: aligned top-left, not bottom-right: 2"
+    )
+    for widget in learners.values():
+        widget.refresh()
+    assert text(ana.prompt).startswith("The live session has ended. You answered 1 question, 1 right.")
+    assert text(ben.prompt).startswith("The live session has ended. You answered 1 question, 0 right.")
+
+
+def test_a_learners_code_that_cannot_run_sends_nothing(
+    urls: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import course.checkers
+    import course.widgets._panel
+
+    screen = LiveProjectorWidget(
+        [CODE_CARD],
+        ("05",),
+        room=postgres.LiveRoom.open(urls["teacher"]),
+        clock=Ticking(),
+        every=None,
+        bank=BANK,
+    )
+    screen.start()
+    ana = learner(urls["ana"])
+
+    def interrupted(code: str, function: str, checker: str, seconds: float | None = None) -> Any:
+        raise KeyboardInterrupt  # Kernel → Interrupt
+
+    monkeypatch.setattr(course.checkers, "run_code", interrupted)
+    ana.answer_code(TOP_LEFT)
+    assert text(ana.notice) == (
+        "Your code was stopped before it finished (the kernel was interrupted). Nothing was sent: change it "
+        "and run it again."
+    )
+    assert ana.code is not None and not ana.code.box.disabled and ana.mine is None
+    monkeypatch.undo()
+    monkeypatch.setattr(course.widgets._panel, "CODE_SECONDS", 0.3)
+    ana.answer_code("def causal_mask(t, s):\n    while True:\n        pass\n")
+    assert text(ana.feedback) == "✗ Not quite: Your code ran for more than 0.3 seconds: it was stopped."
+    assert ana.mine == "-1"
+    screen.refresh()
+    assert text(screen.tally) == "1 answered · 0 of 1 passed" and _bar_counts(screen) == [0, 1]
+
+
+def test_the_class_report_widget_shows_code_cards_pass_rate(urls: dict[str, str]) -> None:
+    for name, rating in zip(LEARNERS, (1, 3, 4), strict=True):  # ana: Again; ben: Good; cy: Easy
+        with postgres.PostgresStore.open(urls[name]) as store:
+            store.enroll("05", T0)
+            store.record(CODE_CARD.id, rating, T0 + timedelta(minutes=5))
+    widget = ClassReportWidget(
+        read=lambda: postgres.class_records(urls["teacher"]),
+        clock=lambda: T0 + timedelta(hours=1),
+        tz=timezone.utc,
+        bank=BANK,
+    )
+    assert widget.report is not None
+    assert [(row.question_id, row.answers, row.misses) for row in widget.report.code] == [
+        (CODE_CARD.id, 3, 1)
+    ]
+    body = text(widget.body)
+    assert (
+        "Code cards, fewest passed first (1 of 1) A review keeps whether the code passed, not which mistake "
+        "it made: a live review shows those. passed question section answers learners 67% "
+        f"{text_of(CODE_CARD)} 05: {CODE_CARD.section} 3 3 "
+    ) in body
+
+
+def text_of(question: Any) -> str:
+    from course.bank import inline_html
+
+    return html_text(inline_html(question.prompt))
