@@ -1,6 +1,6 @@
 """Train lesson 09's tiny GPT for longer than the notebook does, and save the checkpoint the notebook loads.
 
-    python benchmarks/train_tiny_gpt.py            # writes course/data/tiny-gpt.pt (about 4 minutes, 1 thread)
+    python benchmarks/train_tiny_gpt.py     # writes course/data/tiny-gpt.pt (about 4 minutes, one thread)
     python benchmarks/train_tiny_gpt.py --resume --steps 1000 --out my-gpt.pt   # go on from the checkpoint
 
 The model and the data are the notebook's: ``GPTConfig(vocab, context=128, d_model=64, n_heads=4,
@@ -55,7 +55,9 @@ def main() -> None:
         model = GPT(loaded.config, dropout=DROPOUT)
         model.load_state_dict(loaded.state_dict())
     else:
-        model = GPT(GPTConfig(len(vocab), context=128, d_model=64, n_heads=4, n_layers=2, d_ff=256), dropout=DROPOUT)
+        model = GPT(
+            GPTConfig(len(vocab), context=128, d_model=64, n_heads=4, n_layers=2, d_ff=256), dropout=DROPOUT
+        )
     began = time.perf_counter()
 
     def progress(step: int, loss: float) -> None:
@@ -64,8 +66,8 @@ def main() -> None:
 
     warmup = 0 if args.resume else WARMUP
     train_gpt(
-        model, train, steps=args.steps, batch=BATCH, lr=lr, warmup=warmup, seed=SEED, start=start, total=total,
-        progress=progress,
+        model, train, steps=args.steps, batch=BATCH, lr=lr, warmup=warmup, seed=SEED, start=start,
+        total=total, progress=progress,
     )  # fmt: skip
     val_loss = evaluate_loss(model, val)
     print(f"validation loss {val_loss:.4f} nats per character after {start + args.steps} steps")

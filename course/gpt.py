@@ -170,7 +170,8 @@ class GPT(nn.Module):
                 "(the positions are learned: there is no embedding beyond the context)"
             )
         positions = torch.arange(start, start + t, device=tokens.device)
-        return self.drop(self.embed(tokens) + self.position(positions))  # (B, T, d_model)
+        x: Tensor = self.drop(self.embed(tokens) + self.position(positions))  # (B, T, d_model)
+        return x
 
     def forward(self, tokens: Tensor) -> tuple[Tensor, list[Tensor]]:
         x = self._embed(tokens, 0)
@@ -361,7 +362,8 @@ def top_p_probs(probs: NDArray[np.floating], p: float) -> NDArray[np.floating]:
     keep = np.zeros_like(keep_sorted)
     np.put_along_axis(keep, order, keep_sorted, axis=-1)
     kept = np.where(keep, probs, 0.0)
-    return kept / kept.sum(axis=-1, keepdims=True)
+    out: NDArray[np.floating] = kept / kept.sum(axis=-1, keepdims=True)
+    return out
 
 
 def next_token_probs(

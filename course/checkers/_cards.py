@@ -1090,7 +1090,8 @@ LM_SUM = "it sums over the positions; the loss is their mean, in nats per token"
 
 def _log_softmax(x: Array) -> Array:
     m = x.max(axis=-1, keepdims=True)
-    return x - m - np.log(np.exp(x - m).sum(axis=-1, keepdims=True))
+    out: Array = x - m - np.log(np.exp(x - m).sum(axis=-1, keepdims=True))
+    return out
 
 
 def _lm_loss(logits: Array, tokens: Array, bug: str = "") -> Array:
@@ -1153,9 +1154,8 @@ def _bigram(ids: Array, vocab: int, bug: str = "") -> Array:
         np.add.at(counts, (ids[:-1], ids[1:]), 1)
     smoothed = counts if bug == "no smoothing" else counts + 1
     with np.errstate(all="ignore"):
-        if bug == "whole":
-            return smoothed / smoothed.sum()
-        return smoothed / smoothed.sum(axis=1, keepdims=True)
+        table: Array = smoothed / (smoothed.sum() if bug == "whole" else smoothed.sum(axis=1, keepdims=True))
+    return table
 
 
 def check_card_bigram(fn: Callable[..., Any]) -> CheckResult:

@@ -168,7 +168,7 @@ def check_generate_cached(fn: Callable[..., Any]) -> CheckResult:
 
     model = _generation_model()
     specs = [
-        _GenSpec("a prompt of 3 tokens, 8 new, temperature 1", (3, 1, 4), 8, 1.0, 11),
+        _GenSpec("a prompt of 3 tokens, 8 new, temperature 1", (2, 8, 5), 8, 1.0, 11),
         _GenSpec("a prompt of 1 token, 10 new, temperature 0.5", (7,), 10, 0.5, 12),
         _GenSpec(
             "a prompt of 5 tokens, 11 new (the whole context of 16), temperature 2",
@@ -256,7 +256,8 @@ def _top_p_variant(probs: Array, p: float, bug: str) -> Array:
         keep_ranked = cumulative - ranked < p
     kept_ranked = np.where(keep_ranked, ranked, 0.0)
     if bug == "sorted":
-        return kept_ranked / kept_ranked.sum(axis=-1, keepdims=True)
+        sorted_back: Array = kept_ranked / kept_ranked.sum(axis=-1, keepdims=True)
+        return sorted_back
     kept = np.zeros_like(probs)
     np.put_along_axis(kept, order, kept_ranked, axis=-1)
     with np.errstate(all="ignore"):
@@ -286,7 +287,8 @@ def check_top_p(fn: Callable[..., Any]) -> CheckResult:
 
     def random_probs(shape: tuple[int, ...]) -> Array:
         e = np.exp(2 * rng.standard_normal(shape))
-        return e / e.sum(axis=-1, keepdims=True)
+        out: Array = e / e.sum(axis=-1, keepdims=True)
+        return out
 
     return run_cases(
         "top-p sampling",
@@ -341,9 +343,10 @@ def check_parameter_count(fn: Callable[..., Any]) -> CheckResult:
     ``course.gpt.GPT`` of that size (``course.gpt.parameter_count``, which the tests check against the
     model's own ``sum(p.numel() for p in model.parameters())``)."""
 
-    def case(name: str, *sizes: Any) -> Case:
+    def case(name: str, vocab: int, context: int, d: int, layers: int, d_ff: int, tied: bool) -> Case:
+        sizes = (vocab, context, d, layers, d_ff, tied)
         mistakes = tuple(
-            (np.array(_count(*sizes, bug=bug)), words)
+            (np.array(_count(vocab, context, d, layers, d_ff, tied, bug)), words)
             for bug, words in (
                 ("no biases", PC_NO_BIASES),
                 ("no norms", PC_NO_NORMS),
@@ -354,7 +357,7 @@ def check_parameter_count(fn: Callable[..., Any]) -> CheckResult:
                 ("attention 3", PC_ATTENTION_3),
             )
         )
-        return Case(name, sizes, np.array(_count(*sizes)), mistakes=mistakes)
+        return Case(name, sizes, np.array(_count(vocab, context, d, layers, d_ff, tied)), mistakes=mistakes)
 
     return run_cases(
         "parameter count",
