@@ -97,8 +97,9 @@ class Block(nn.Module):
     Post-LN (``norm_first=False``, the paper): ``x = norm1(x + attn(x))``, ``x = norm2(x + ffn(x))``.
     Pre-LN (``norm_first=True``, GPT-2 and most models since): ``x = x + attn(norm1(x))``,
     ``x = x + ffn(norm2(x))``. ``d_ff=None`` leaves out the feed-forward network (an attention-only block);
-    ``residual=False`` drops the ``x +`` (for the ablation of lesson 07). ``forward(x)`` returns the output
-    (B, T, d_model) and the attention weights (B, h, T, T).
+    ``residual=False`` drops the ``x +`` (for the ablation of lesson 07); ``activation`` is the feed-forward
+    network's, "relu" (the paper's) or "gelu" (GPT-2's). ``forward(x)`` returns the output (B, T, d_model) and
+    the attention weights (B, h, T, T).
     """
 
     def __init__(
@@ -113,8 +114,11 @@ class Block(nn.Module):
         residual: bool = True,
         max_len: int = 64,
         eps: float = 1e-5,
+        activation: str = "relu",
     ) -> None:
         super().__init__()
+        if activation not in ("relu", "gelu"):
+            raise ValueError(f"activation is 'relu' or 'gelu', not {activation!r}")
         self.norm_first, self.residual, self.eps = norm_first, residual, eps
         self.attn = CausalSelfAttention(d_model, n_heads, dropout, max_len, causal)
         self.norm1 = nn.LayerNorm(d_model, eps=eps)
@@ -122,7 +126,10 @@ class Block(nn.Module):
         if d_ff is not None:
             self.norm2 = nn.LayerNorm(d_model, eps=eps)
             self.ffn = nn.Sequential(
-                nn.Linear(d_model, d_ff), nn.ReLU(), nn.Dropout(dropout), nn.Linear(d_ff, d_model)
+                nn.Linear(d_model, d_ff),
+                nn.ReLU() if activation == "relu" else nn.GELU(),
+                nn.Dropout(dropout),
+                nn.Linear(d_ff, d_model),
             )
         self.drop = nn.Dropout(dropout)
 

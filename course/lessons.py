@@ -11,7 +11,7 @@ __all__ = ["LESSONS", "QUIZ_LESSONS", "Lesson", "lesson", "lesson_id", "lesson_t
 
 @dataclass(frozen=True)
 class Lesson:
-    """One notebook of the course: its id ("00".."08", or "review"), title and notebook file name."""
+    """One notebook of the course: its id ("00".."09", or "review"), title and notebook file name."""
 
     id: str
     title: str
@@ -28,6 +28,7 @@ _ALL = (
     Lesson("06", "Three uses of attention in the Transformer", "06-three-uses-of-attention.ipynb"),
     Lesson("07", "From attention to a Transformer block", "07-transformer-block.ipynb"),
     Lesson("08", "The cost of attention, and how to tame it", "08-cost-of-attention.ipynb"),
+    Lesson("09", "A tiny GPT that writes", "09-a-tiny-gpt.ipynb"),
     Lesson("review", "Review", "review.ipynb"),
 )
 
@@ -35,7 +36,7 @@ LESSONS: Mapping[str, tuple[str, str]] = MappingProxyType({x.id: (x.title, x.not
 """Lesson id -> (title, notebook file name), in course order (read-only)."""
 
 QUIZ_LESSONS: tuple[str, ...] = tuple(x.id for x in _ALL if x.id.isdigit())
-"""The lessons that have a quiz, hence a question file: "00".."08" (the review notebook has none)."""
+"""The lessons that have a quiz, hence a question file: "00".."09" (the review notebook has none)."""
 
 _BY_ID = {x.id: x for x in _ALL}
 

@@ -4,7 +4,8 @@
 :class:`CheckResult` (true when every case passes). The engine that runs the cases and words the sentence is
 :mod:`course.checkers._engine`; the checkers live in one module per lesson: ``_warmup`` (00), ``_softmax``
 (01), ``_attention`` (02), ``_self_attention`` (03), ``_heads`` (04), ``_masks`` (05), ``_uses`` (06),
-``_block`` (07) and ``_cost`` (08); ``_bugs`` counts the bugs left in a find-the-bug exercise; ``_cards``
+``_block`` (07), ``_cost`` (08) and ``_gpt`` (09); ``_bugs`` counts the bugs left in a find-the-bug
+exercise; ``_cards``
 holds the checkers of the question bank's code questions (``check_card_...``).
 The code cards' checkers, ``check_card_*``, one short step of a lesson each, live in ``_cards``.
 
@@ -35,6 +36,7 @@ from course.checkers._block import (
 )
 from course.checkers._cards import (
     check_card_attention,
+    check_card_bigram,
     check_card_causal_mask,
     check_card_cross_attention,
     check_card_decoder_mask,
@@ -42,6 +44,8 @@ from course.checkers._cards import (
     check_card_layer_norm,
     check_card_learned_positions,
     check_card_linear_attention,
+    check_card_lm_loss,
+    check_card_lr_schedule,
     check_card_masked_softmax,
     check_card_merge_heads,
     check_card_online_softmax,
@@ -66,6 +70,7 @@ from course.checkers._cost import (
     check_window_mask,
 )
 from course.checkers._engine import CheckResult
+from course.checkers._gpt import check_generate_cached, check_parameter_count, check_top_p
 from course.checkers._heads import (
     check_grouped_query,
     check_head_contributions,
@@ -108,6 +113,7 @@ __all__ = [
     "check_attention",
     "check_cached_attention",
     "check_card_attention",
+    "check_card_bigram",
     "check_card_causal_mask",
     "check_card_cross_attention",
     "check_card_decoder_mask",
@@ -115,6 +121,8 @@ __all__ = [
     "check_card_layer_norm",
     "check_card_learned_positions",
     "check_card_linear_attention",
+    "check_card_lm_loss",
+    "check_card_lr_schedule",
     "check_card_masked_softmax",
     "check_card_merge_heads",
     "check_card_online_softmax",
@@ -141,6 +149,7 @@ __all__ = [
     "check_decoder_attention",
     "check_decoding_mask",
     "check_fixed_attention",
+    "check_generate_cached",
     "check_grouped_query",
     "check_head_contributions",
     "check_layer_norm",
@@ -150,6 +159,7 @@ __all__ = [
     "check_logsumexp",
     "check_masked_attention",
     "check_padding_mask",
+    "check_parameter_count",
     "check_positional_encoding",
     "check_pre_ln_block",
     "check_pre_ln_decoder_block",
@@ -164,6 +174,7 @@ __all__ = [
     "check_split_qkv",
     "check_standardize",
     "check_top_k_softmax",
+    "check_top_p",
     "check_value_gradient",
     "check_window_mask",
     "listen",

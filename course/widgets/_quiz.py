@@ -166,7 +166,7 @@ def quiz(
     clock: Clock | None = None,
     rng: random.Random | None = None,
 ) -> QuizWidget:
-    """The quiz of `lesson` ("00".."08"; "2" and 2 mean "02"), for a notebook cell: ``quiz("02")``.
+    """The quiz of `lesson` ("00".."09"; "2" and 2 mean "02"), for a notebook cell: ``quiz("02")``.
 
     `store`: a store (a `scheduler.Store`, a class database's ``PostgresStore``) or a path; default
     `course.progress.db_path()` (``$COURSE_DB`` if set). On a class database an answer that cannot reach the

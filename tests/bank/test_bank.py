@@ -26,7 +26,7 @@ CHOICE_OPTIONS = """options = [
   { text = "no", correct = false, why = "W2" },
 ]"""
 
-KNOWN = "00, 01, 02, 03, 04, 05, 06, 07, 08"
+KNOWN = "00, 01, 02, 03, 04, 05, 06, 07, 08, 09"
 MATH = "unbalanced math: odd number of '$' (write \\$ for a literal dollar sign)"
 NOT_TABLE = "must be a table like { text = ..., correct = ..., why = ... }"
 QUESTION_KEYS = (
@@ -844,14 +844,14 @@ def test_shipped_bank_loads_clean() -> None:
         questions = bank.questions(lesson)
         assert len(questions) >= 6, lesson
         kinds = {"recall", "choice", "numeric"} | ({"code"} if lesson != "00" else set())
-        assert {q.kind for q in questions} == kinds, lesson  # code cards in lessons 01-08
+        assert {q.kind for q in questions} == kinds, lesson  # code cards in lessons 01-09
         assert all(q.source.startswith(lesson + "-") for q in questions)
     assert {q.section for q in bank.questions("00")} <= WELCOME_SECTIONS
 
 
 def test_lessons_table() -> None:
-    assert list(LESSONS) == ["00", "01", "02", "03", "04", "05", "06", "07", "08", "review"]
-    assert tuple(LESSONS)[:9] == QUIZ_LESSONS
+    assert list(LESSONS) == ["00", "01", "02", "03", "04", "05", "06", "07", "08", "09", "review"]
+    assert tuple(LESSONS)[:10] == QUIZ_LESSONS
     assert LESSONS["00"] == ("Welcome", "00-welcome.ipynb")
     assert all(notebook.startswith(lesson) for lesson, (_, notebook) in LESSONS.items())
 
@@ -864,7 +864,7 @@ def test_lesson_id(given: str | int, expected: str) -> None:
     assert lesson_id(given, ("00", "02", "08")) == expected
 
 
-@pytest.mark.parametrize("given", ["review", "9", 9, "-1", "\N{SUPERSCRIPT TWO}", "1x", ""])
+@pytest.mark.parametrize("given", ["review", "10", 10, "-1", "\N{SUPERSCRIPT TWO}", "1x", ""])
 def test_lesson_id_unknown(given: str | int) -> None:
     with pytest.raises(ValueError) as caught:
         lesson_id(given)

@@ -1012,6 +1012,148 @@ def layer_norm(x, gamma, beta, eps):
             "it does not subtract the mean: normalize x - mean, then divide by sqrt(var + eps)."
         ),
     ),
+    (
+        "09-code-lm-loss",
+        """
+def lm_loss(logits, tokens):
+    z = logits - logits.max(axis=-1, keepdims=True)
+    log_probs = z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
+    return -log_probs[np.arange(len(tokens)), tokens].mean()
+""",
+        (
+            "✗ language-model loss, case 1 of 2 (6 positions, a vocabulary of 5): the output is "
+            "1.77756, expected 1.16713; each position is scored on its own token; it predicts the "
+            "next one: score logits[:-1] against tokens[1:]."
+        ),
+    ),
+    (
+        "09-code-lm-loss",
+        """
+def lm_loss(logits, tokens):
+    z = logits[1:] - logits[1:].max(axis=-1, keepdims=True)
+    log_probs = z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
+    return -log_probs[np.arange(len(tokens) - 1), tokens[:-1]].mean()
+""",
+        (
+            "✗ language-model loss, case 1 of 2 (6 positions, a vocabulary of 5): the output is "
+            "1.81299, expected 1.16713; the shift goes the wrong way: position t predicts token t + "
+            "1, so pair logits[:-1] with tokens[1:]."
+        ),
+    ),
+    (
+        "09-code-lm-loss",
+        """
+def lm_loss(logits, tokens):
+    return -logits[np.arange(len(tokens) - 1), tokens[1:]].mean()
+""",
+        (
+            "✗ language-model loss, case 1 of 2 (6 positions, a vocabulary of 5): the output is "
+            "-0.608931, expected 1.16713; it uses the raw logits as log-probabilities; normalise them "
+            "first: log softmax(logits) = logits - logsumexp(logits)."
+        ),
+    ),
+    (
+        "09-code-lm-loss",
+        """
+def lm_loss(logits, tokens):
+    z = logits[:-1] - logits[:-1].max(axis=-1, keepdims=True)
+    log_probs = z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
+    return -log_probs[np.arange(len(tokens) - 1), tokens[1:]].sum()
+""",
+        (
+            "✗ language-model loss, case 1 of 2 (6 positions, a vocabulary of 5): the output is "
+            "5.83566, expected 1.16713; it sums over the positions; the loss is their mean, in nats "
+            "per token."
+        ),
+    ),
+    (
+        "09-code-bigram",
+        """
+def bigram_probs(ids, vocab):
+    counts = np.zeros((vocab, vocab))
+    np.add.at(counts, (ids[1:], ids[:-1]), 1)
+    counts += 1
+    return counts / counts.sum(axis=1, keepdims=True)
+""",
+        (
+            "✗ bigram table, case 1 of 2 (12 tokens of a vocabulary of 4): output[0, 1] is 0.333333, "
+            "expected 0.166667; the table is transposed: row a must hold the counts of what follows "
+            "a, counts[ids[:-1], ids[1:]]."
+        ),
+    ),
+    (
+        "09-code-bigram",
+        """
+def bigram_probs(ids, vocab):
+    counts = np.zeros((vocab, vocab))
+    np.add.at(counts, (ids[:-1], ids[1:]), 1)
+    return counts / counts.sum(axis=1, keepdims=True)
+""",
+        (
+            "✗ bigram table, case 1 of 2 (12 tokens of a vocabulary of 4): output[0, 0] is 0.5, "
+            "expected 0.333333; a pair never seen gets probability 0 (and a character never followed "
+            "by anything a row of NaN): add 1 to every count before normalising."
+        ),
+    ),
+    (
+        "09-code-bigram",
+        """
+def bigram_probs(ids, vocab):
+    counts = np.ones((vocab, vocab))
+    np.add.at(counts, (ids[:-1], ids[1:]), 1)
+    return counts / counts.sum()
+""",
+        (
+            "✗ bigram table, case 1 of 2 (12 tokens of a vocabulary of 4): output[0, 0] is 0.0740741, "
+            "expected 0.333333; it divides by the sum of the whole table; divide each row by its own "
+            "sum, so that p(. | a) sums to 1."
+        ),
+    ),
+    (
+        "09-code-lr-schedule",
+        """
+def lr_at(step, peak, warmup, total, floor):
+    if step < warmup:
+        return peak * step / warmup
+    progress = min(1.0, (step - warmup) / (total - warmup))
+    return peak * (floor + (1 - floor) * 0.5 * (1 + math.cos(math.pi * progress)))
+""",
+        (
+            "✗ learning-rate schedule, case 1 of 2 (peak 1e-2, 4 warm-up steps, 12 in all, floor "
+            "0.1): output[0] is 0, expected 0.0025; the warm-up starts at 0 at step 0, a step that "
+            "trains nothing; start at peak / warmup: peak * (step + 1) / warmup."
+        ),
+    ),
+    (
+        "09-code-lr-schedule",
+        """
+def lr_at(step, peak, warmup, total, floor):
+    if step < warmup:
+        return peak * (step + 1) / warmup
+    progress = min(1.0, (step - warmup) / (total - warmup))
+    return peak * 0.5 * (1 + math.cos(math.pi * progress))
+""",
+        (
+            "✗ learning-rate schedule, case 1 of 2 (peak 1e-2, 4 warm-up steps, 12 in all, floor "
+            "0.1): output[5] is 0.0096194, expected 0.00965746; the cosine decays to 0; it ends at "
+            "floor * peak: peak * (floor + (1 - floor) * cosine term)."
+        ),
+    ),
+    (
+        "09-code-lr-schedule",
+        """
+def lr_at(step, peak, warmup, total, floor):
+    if step < warmup:
+        return peak * (step + 1) / warmup
+    progress = min(1.0, step / total)
+    return peak * (floor + (1 - floor) * 0.5 * (1 + math.cos(math.pi * progress)))
+""",
+        (
+            "✗ learning-rate schedule, case 1 of 2 (peak 1e-2, 4 warm-up steps, 12 in all, floor "
+            "0.1): output[4] is 0.00775, expected 0.01; the cosine is measured from step 0; it starts "
+            "after the warm-up: progress = (step - warmup) / (total - warmup)."
+        ),
+    ),
 ]
 
 
@@ -1019,11 +1161,11 @@ def _card(card_id: str) -> Question:
     return CARDS[card_id]
 
 
-def test_every_lesson_01_to_08_has_three_code_cards_or_more() -> None:
+def test_every_lesson_01_to_09_has_three_code_cards_or_more() -> None:
     per_lesson = Counter(card_id[:2] for card_id in CARDS)
-    assert all(per_lesson[lesson] >= 3 for lesson in ("01", "02", "03", "04", "05", "06", "07", "08")), (
-        per_lesson
-    )
+    assert all(
+        per_lesson[lesson] >= 3 for lesson in ("01", "02", "03", "04", "05", "06", "07", "08", "09")
+    ), per_lesson
     assert all(card_id.split("-")[1] == "code" for card_id in CARDS)
 
 

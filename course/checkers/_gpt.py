@@ -1,0 +1,386 @@
+"""Checkers for lesson 09: generation with the key/value cache, nucleus (top-p) sampling, and the exact
+number of parameters of a GPT.
+
+torch is imported inside the checkers that need it, so that importing ``course.checkers`` never imports it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from course.checkers._engine import Case, CheckResult, Problem, check_case, run_cases
+
+__all__ = [
+    "GEN_ARGMAX",
+    "GEN_FIRST_POSITION",
+    "GEN_NEW_ONLY",
+    "GEN_NO_CACHE",
+    "GEN_NO_TEMPERATURE",
+    "GEN_RECOMPUTES",
+    "GEN_RESTARTS",
+    "GEN_TIMES_TEMPERATURE",
+    "PC_ATTENTION_3",
+    "PC_NO_BIASES",
+    "PC_NO_FINAL_NORM",
+    "PC_NO_NORMS",
+    "PC_NO_POSITIONS",
+    "PC_OUTPUT_BIAS",
+    "PC_TIED_TWICE",
+    "TOPP_ASCENDING",
+    "TOPP_DROPS_CROSSING",
+    "TOPP_ONE_TOO_MANY",
+    "TOPP_SORTED",
+    "TOPP_UNNORMALISED",
+    "check_generate_cached",
+    "check_parameter_count",
+    "check_top_p",
+]
+
+Array = NDArray[Any]
+
+# ----------------------------------------------------------------------------------------------------
+# Exercise 1: the generation loop with the key/value cache
+
+GEN_NO_TEMPERATURE = (
+    "the logits are not divided by the temperature: sample from softmax(logits / temperature)"
+)
+GEN_TIMES_TEMPERATURE = (
+    "the logits are multiplied by the temperature; divide them by it: logits / temperature"
+)
+GEN_ARGMAX = (
+    "it takes the most probable token every time; draw it from the distribution with "
+    "torch.multinomial(probs, 1, generator=generator)"
+)
+GEN_FIRST_POSITION = (
+    "the first new token was drawn from the logits of the prompt's first position; it comes from the last "
+    "one's, logits[0, -1]"
+)
+GEN_NEW_ONLY = (
+    "return the prompt followed by the new tokens, (len(prompt) + n_new,), not the new tokens alone"
+)
+GEN_RECOMPUTES = (
+    "after the prompt, feed model.decode only the newest token, (1, 1): the cache already holds the keys and "
+    "values of all the others"
+)
+GEN_RESTARTS = (
+    "a call of model.decode after the first one was given no cache, so the positions start again at 0: pass "
+    "the cache that the previous call returned"
+)
+GEN_NO_CACHE = (
+    "the tokens are right, but they were computed by running the whole sequence through model(...) at every "
+    "step; use model.decode(tokens, cache) and its cache"
+)
+
+
+class _Watched:
+    """A :class:`course.gpt.GPT` that records how the learner calls it: ``decode`` calls as (T_new, whether
+    a cache was given), and ``forward`` calls."""
+
+    def __init__(self, model: Any) -> None:
+        self.model = model
+        self.config = model.config
+        self.decodes: list[tuple[int, bool]] = []
+        self.forwards = 0
+
+    def decode(self, tokens: Any, cache: Any = None) -> Any:
+        self.decodes.append((int(tokens.shape[-1]), bool(cache)))
+        return self.model.decode(tokens, cache)
+
+    def __call__(self, tokens: Any) -> Any:
+        self.forwards += 1
+        return self.model(tokens)
+
+    def forward(self, tokens: Any) -> Any:
+        return self(tokens)
+
+    def eval(self) -> _Watched:
+        self.model.eval()
+        return self
+
+    def parameters(self) -> Any:
+        return self.model.parameters()
+
+
+def _generation_model() -> Any:
+    """A small random GPT whose next-token distributions are far from uniform (weights 20 times GPT-2's
+    initial scale), so that the temperature and the sampling matter."""
+    import torch
+
+    from course.gpt import GPT, GPTConfig
+
+    torch.manual_seed(909)
+    model = GPT(GPTConfig(vocab=12, context=16, d_model=16, n_heads=2, n_layers=2, d_ff=32)).double()
+    with torch.no_grad():
+        for parameter in model.parameters():
+            if parameter.dim() >= 2:
+                parameter.normal_(0.0, 0.4)
+    return model.eval()
+
+
+def _variant_tokens(model: Any, prompt: Any, n_new: int, temperature: float, seed: int, bug: str) -> Array:
+    """What a learner's loop with ``bug`` returns (uncached, which gives the same tokens)."""
+    import torch
+
+    generator = torch.Generator().manual_seed(seed)
+    tokens = prompt.tolist()
+    new = []
+    with torch.no_grad():
+        for step in range(n_new):
+            logits, _ = model(torch.tensor([tokens]))
+            row = logits[0, 0 if bug == "first" and step == 0 else -1]
+            scaled = {"no temperature": row, "times": row * temperature}.get(bug, row / temperature)
+            probs = torch.softmax(scaled, dim=-1)
+            token = (
+                int(probs.argmax())
+                if bug == "argmax"
+                else int(torch.multinomial(probs, 1, generator=generator))
+            )
+            tokens.append(token)
+            new.append(token)
+    return np.array(new if bug == "new only" else tokens)
+
+
+@dataclass(frozen=True)
+class _GenSpec:
+    name: str
+    prompt: tuple[int, ...]
+    n_new: int
+    temperature: float
+    seed: int
+
+
+def check_generate_cached(fn: Callable[..., Any]) -> CheckResult:
+    """Check ``fn(model, prompt, n_new, temperature, generator)``: ``prompt`` (T,) int64 tokens followed by
+    ``n_new`` tokens sampled one at a time, (T + n_new,), each drawn with ``torch.multinomial(probs, 1,
+    generator=generator)`` from softmax(logits / temperature) of the last position, the model run through
+    ``model.decode(tokens, cache)``: the prompt once, then each new token alone with the cache.
+
+    The tokens must equal those of ``course.gpt.generate`` with the same seed, and the calls must use the
+    cache (the checker watches them)."""
+    import torch
+
+    from course.gpt import generate
+
+    model = _generation_model()
+    specs = [
+        _GenSpec("a prompt of 3 tokens, 8 new, temperature 1", (2, 8, 5), 8, 1.0, 11),
+        _GenSpec("a prompt of 1 token, 10 new, temperature 0.5", (7,), 10, 0.5, 12),
+        _GenSpec(
+            "a prompt of 5 tokens, 11 new (the whole context of 16), temperature 2",
+            (1, 5, 9, 2, 6),
+            11,
+            2.0,
+            13,
+        ),
+    ]
+
+    def check(fn: Callable[..., Any], spec: _GenSpec) -> None:
+        name, n_new, temperature, seed = spec.name, spec.n_new, spec.temperature, spec.seed
+        prompt = torch.tensor(spec.prompt)
+        expected = generate(
+            model, prompt, n_new, temperature=temperature, generator=torch.Generator().manual_seed(seed)
+        )
+        mistakes = tuple(
+            (_variant_tokens(model, prompt, n_new, temperature, seed, bug), words)
+            for bug, words in (
+                ("no temperature", GEN_NO_TEMPERATURE),
+                ("times", GEN_TIMES_TEMPERATURE),
+                ("argmax", GEN_ARGMAX),
+                ("first", GEN_FIRST_POSITION),
+                ("new only", GEN_NEW_ONLY),
+            )
+        )
+        watched = _Watched(model)
+        seeded = torch.Generator().manual_seed(seed)
+
+        def learner(prompt: Any) -> Any:
+            return fn(watched, prompt, n_new, temperature, seeded)
+
+        case = Case(name, (prompt,), expected.numpy(), mistakes=mistakes)
+        try:
+            check_case(learner, case)
+        except Problem:
+            _check_calls(watched, n_new, strict=False)
+            raise
+        _check_calls(watched, n_new, strict=True)
+
+    return run_cases("generation with the KV cache", fn, specs, check)
+
+
+def _check_calls(watched: _Watched, n_new: int, *, strict: bool) -> None:
+    """Raise :class:`Problem` when the learner's calls did not use the cache the way generation should."""
+    later = watched.decodes[1:]
+    if any(t_new > 1 for t_new, _ in later):
+        raise Problem(GEN_RECOMPUTES)
+    if any(not cached for _, cached in later):
+        raise Problem(GEN_RESTARTS)
+    if strict and (watched.forwards or len(watched.decodes) < n_new):
+        raise Problem(GEN_NO_CACHE)
+
+
+# ----------------------------------------------------------------------------------------------------
+# Exercise 2: nucleus (top-p) sampling
+
+TOPP_DROPS_CROSSING = (
+    "it drops the token whose probability carries the kept mass past p; keep the most probable tokens until "
+    "their mass first reaches p, that token included"
+)
+TOPP_ONE_TOO_MANY = (
+    "when the most probable tokens add up to exactly p it keeps one more; stop as soon as the kept mass is "
+    "p or more"
+)
+TOPP_UNNORMALISED = (
+    "the kept probabilities are not renormalised: divide them by their sum, so that they sum to 1"
+)
+TOPP_SORTED = (
+    "the probabilities come back sorted; put each one back at its token's index (np.put_along_axis, or "
+    "index with the inverse of the argsort)"
+)
+TOPP_ASCENDING = "it keeps the least probable tokens; sort the probabilities in decreasing order"
+
+
+def _top_p_variant(probs: Array, p: float, bug: str) -> Array:
+    order = np.argsort(probs if bug == "ascending" else -probs, axis=-1, kind="stable")
+    ranked = np.take_along_axis(probs, order, axis=-1)
+    cumulative = np.cumsum(ranked, axis=-1)
+    if bug == "drops crossing":
+        keep_ranked = cumulative <= p
+    elif bug == "one too many":
+        keep_ranked = cumulative - ranked <= p
+    else:
+        keep_ranked = cumulative - ranked < p
+    kept_ranked = np.where(keep_ranked, ranked, 0.0)
+    if bug == "sorted":
+        sorted_back: Array = kept_ranked / kept_ranked.sum(axis=-1, keepdims=True)
+        return sorted_back
+    kept = np.zeros_like(probs)
+    np.put_along_axis(kept, order, kept_ranked, axis=-1)
+    with np.errstate(all="ignore"):
+        return kept if bug == "unnormalised" else kept / kept.sum(axis=-1, keepdims=True)
+
+
+def check_top_p(fn: Callable[..., Any]) -> CheckResult:
+    """Check ``fn(probs, p)``: nucleus sampling's distribution, (..., V) like ``probs``: in each row the most
+    probable tokens whose probabilities first reach ``p`` (the one that crosses it included), the rest 0,
+    renormalised. Compared with ``course.gpt.top_p_probs``."""
+    from course.gpt import top_p_probs
+
+    rng = np.random.default_rng(1909)
+
+    def case(name: str, probs: Array, p: float) -> Case:
+        mistakes = tuple(
+            (_top_p_variant(probs, p, bug), words)
+            for bug, words in (
+                ("drops crossing", TOPP_DROPS_CROSSING),
+                ("one too many", TOPP_ONE_TOO_MANY),
+                ("unnormalised", TOPP_UNNORMALISED),
+                ("sorted", TOPP_SORTED),
+                ("ascending", TOPP_ASCENDING),
+            )
+        )
+        return Case(name, (probs, p), top_p_probs(probs, p), mistakes=mistakes)
+
+    def random_probs(shape: tuple[int, ...]) -> Array:
+        e = np.exp(2 * rng.standard_normal(shape))
+        out: Array = e / e.sum(axis=-1, keepdims=True)
+        return out
+
+    return run_cases(
+        "top-p sampling",
+        fn,
+        [
+            case("6 tokens, p = 0.8", random_probs((6,)), 0.8),
+            case(
+                "mass exactly p: [0.5, 0.25, 0.125, 0.125], p = 0.75",
+                np.array([0.125, 0.5, 0.125, 0.25]),
+                0.75,
+            ),
+            case("3 rows of 8 tokens, p = 0.5", random_probs((3, 8)), 0.5),
+            case("one token above p: [0.05, 0.9, 0.05], p = 0.6", np.array([0.05, 0.9, 0.05]), 0.6),
+            case("p = 1: every token kept", random_probs((5,)), 1.0),
+        ],
+    )
+
+
+# ----------------------------------------------------------------------------------------------------
+# Exercise 3: the exact number of parameters
+
+PC_NO_BIASES = (
+    "it leaves out the biases of the linear layers: 4 d_model in attention (3 d_model for W_QKV, d_model for "
+    "W_O) and d_ff + d_model in the feed-forward network, per block"
+)
+PC_NO_NORMS = "it leaves out the LayerNorms: 2 d_model each (gamma and beta), two per block and the final one"
+PC_NO_FINAL_NORM = "it leaves out the final LayerNorm after the last block: 2 d_model (gamma and beta)"
+PC_NO_POSITIONS = "it leaves out the position embedding: one learned vector per position, context * d_model"
+PC_TIED_TWICE = (
+    "with tied weights the output layer is the token embedding itself: count its vocab * d_model numbers once"
+)
+PC_OUTPUT_BIAS = "the output layer has no bias here (nn.Linear(d_model, vocab, bias=False)): do not add vocab"
+PC_ATTENTION_3 = (
+    "it counts 3 d_model² for attention, W_Q, W_K and W_V; the output projection W_O adds d_model² + d_model"
+)
+
+
+def _count(vocab: int, context: int, d: int, layers: int, d_ff: int, tied: bool, bug: str = "") -> int:
+    attention = (3 if bug == "attention 3" else 4) * d * d + (
+        0 if bug == "no biases" else 3 * d if bug == "attention 3" else 4 * d
+    )
+    ffn = 2 * d * d_ff + (0 if bug == "no biases" else d_ff + d)
+    norms = 0 if bug == "no norms" else 4 * d
+    final = 0 if bug in ("no norms", "no final") else 2 * d
+    positions = 0 if bug == "no positions" else context * d
+    output = (vocab * d if (not tied or bug == "tied twice") else 0) + (vocab if bug == "output bias" else 0)
+    return vocab * d + positions + layers * (attention + ffn + norms) + final + output
+
+
+def check_parameter_count(fn: Callable[..., Any]) -> CheckResult:
+    """Check ``fn(vocab, context, d_model, n_layers, d_ff, tied)``: the exact number of parameters of
+    ``course.gpt.GPT`` of that size (``course.gpt.parameter_count``, which the tests check against the
+    model's own ``sum(p.numel() for p in model.parameters())``)."""
+
+    def case(name: str, vocab: int, context: int, d: int, layers: int, d_ff: int, tied: bool) -> Case:
+        sizes = (vocab, context, d, layers, d_ff, tied)
+        mistakes = tuple(
+            (np.array(_count(vocab, context, d, layers, d_ff, tied, bug)), words)
+            for bug, words in (
+                ("no biases", PC_NO_BIASES),
+                ("no norms", PC_NO_NORMS),
+                ("no final", PC_NO_FINAL_NORM),
+                ("no positions", PC_NO_POSITIONS),
+                ("tied twice", PC_TIED_TWICE),
+                ("output bias", PC_OUTPUT_BIAS),
+                ("attention 3", PC_ATTENTION_3),
+            )
+        )
+        return Case(name, sizes, np.array(_count(vocab, context, d, layers, d_ff, tied)), mistakes=mistakes)
+
+    return run_cases(
+        "parameter count",
+        fn,
+        [
+            case(
+                "this lesson's model: vocab 78, context 128, d_model 64, 2 layers, d_ff 256",
+                78,
+                128,
+                64,
+                2,
+                256,
+                False,
+            ),
+            case("the same, tied", 78, 128, 64, 2, 256, True),
+            case(
+                "GPT-2 small: vocab 50257, context 1024, d_model 768, 12 layers, d_ff 3072, tied",
+                50257,
+                1024,
+                768,
+                12,
+                3072,
+                True,
+            ),
+        ],
+    )

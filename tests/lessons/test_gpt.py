@@ -1,0 +1,309 @@
+"""Lesson 09's reference code (course.gpt) and its checkers: exact counts, the cache equal to recomputation
+and to lesson 05's decode_step, the checkpoint, and each checker's typical mistakes, written as a learner
+would write them, with their exact sentences."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+from torch.utils.flop_counter import FlopCounterMode
+
+from course.attention import decode_step
+from course.checkers import check_generate_cached, check_parameter_count, check_top_p
+from course.checkers._gpt import (
+    GEN_ARGMAX,
+    GEN_FIRST_POSITION,
+    GEN_NEW_ONLY,
+    GEN_NO_CACHE,
+    GEN_RECOMPUTES,
+    GEN_RESTARTS,
+    GEN_TIMES_TEMPERATURE,
+    PC_ATTENTION_3,
+    PC_NO_BIASES,
+    PC_NO_FINAL_NORM,
+    PC_NO_NORMS,
+    PC_NO_POSITIONS,
+    PC_OUTPUT_BIAS,
+    PC_TIED_TWICE,
+    TOPP_ASCENDING,
+    TOPP_DROPS_CROSSING,
+    TOPP_ONE_TOO_MANY,
+    TOPP_SORTED,
+    TOPP_UNNORMALISED,
+)
+from course.gpt import (
+    GPT,
+    CharVocab,
+    GPTConfig,
+    attend_cached,
+    bigram_loss,
+    evaluate_loss,
+    flops_per_token,
+    generate,
+    load_checkpoint,
+    load_text,
+    lr_at,
+    parameter_count,
+    top_k_logits,
+    top_p_probs,
+)
+
+SMALL = GPTConfig(vocab=11, context=12, d_model=8, n_heads=2, n_layers=2, d_ff=16)
+
+
+def _model(config: GPTConfig = SMALL, seed: int = 0) -> GPT:
+    torch.manual_seed(seed)
+    model = GPT(config).double()
+    with torch.no_grad():
+        for p in model.parameters():
+            if p.dim() >= 2:
+                p.normal_(0.0, 0.5)
+    return model.eval()
+
+
+@pytest.mark.parametrize("tied", [False, True])
+@pytest.mark.parametrize(
+    ("d_model", "heads", "layers", "d_ff"), [(8, 2, 1, 16), (64, 4, 2, 256), (12, 3, 3, 20)]
+)
+def test_the_parameter_formula_counts_the_model(
+    d_model: int, heads: int, layers: int, d_ff: int, tied: bool
+) -> None:
+    config = GPTConfig(13, 16, d_model, heads, layers, d_ff, tied)
+    assert parameter_count(config) == sum(p.numel() for p in GPT(config).parameters())
+
+
+def test_gpt2_small_has_its_published_count() -> None:
+    assert parameter_count(GPTConfig(50257, 1024, 768, 12, 12, 3072, tied=True)) == 124_439_808
+
+
+def test_the_flop_formula_is_what_torch_counts() -> None:
+    config = GPTConfig(78, 32, 16, 2, 2, 64)
+    model = GPT(config)
+    with FlopCounterMode(display=False) as counter, torch.no_grad():
+        model(torch.zeros(1, 32, dtype=torch.long))
+    assert counter.get_total_flops() == 32 * flops_per_token(config)
+
+
+def test_decoding_with_the_cache_equals_one_full_pass() -> None:
+    model = _model()
+    tokens = torch.randint(0, 11, (2, 12), generator=torch.Generator().manual_seed(1))
+    with torch.no_grad():
+        full, _ = model(tokens)
+        logits, cache = model.decode(tokens[:, :5])  # a prefill of 5, then one at a time
+        rows = [logits]
+        for t in range(5, 12):
+            logits, cache = model.decode(tokens[:, t : t + 1], cache)
+            rows.append(logits)
+    assert torch.allclose(torch.cat(rows, dim=1), full, atol=1e-12, rtol=0)
+    assert cache[0].k.shape == (2, 2, 12, 4)
+    with pytest.raises(ValueError, match="do not fit in the context of 12"):
+        model.decode(tokens[:, :1], cache)
+
+
+def test_attend_cached_is_lesson_05s_decode_step() -> None:
+    model = _model()
+    attn, d = model.blocks[0].attn, 8
+    x = torch.randn(1, 6, d, dtype=torch.float64, generator=torch.Generator().manual_seed(2))
+    w, b = attn.w_qkv.weight.detach().numpy(), attn.w_qkv.bias.detach().numpy()
+    weights = {
+        "w_q": w[:d].T,
+        "w_k": w[d : 2 * d].T,
+        "w_v": w[2 * d :].T,
+        "w_o": attn.w_o.weight.detach().numpy().T,
+    }
+    biases = {"b_q": b[:d], "b_k": b[d : 2 * d], "b_v": b[2 * d :], "b_o": attn.w_o.bias.detach().numpy()}
+    ours: Any = None
+    theirs: Any = None
+    for t in range(6):
+        mine, ours = attend_cached(attn, x[:, t : t + 1], ours)
+        want, theirs = decode_step(x[0, t : t + 1].numpy(), theirs, **weights, n_heads=2, **biases)
+        assert np.abs(mine[0].detach().numpy() - want).max() < 1e-12
+
+
+def test_generation_is_the_same_with_and_without_the_cache() -> None:
+    model = _model()
+    prompt = torch.tensor([1, 2, 3])
+    for kwargs in ({"temperature": 0.7}, {"top_k": 3}, {"top_p": 0.8}):
+        runs = [
+            generate(model, prompt, 9, generator=torch.Generator().manual_seed(5), use_cache=c, **kwargs)
+            for c in (True, False)
+        ]
+        assert torch.equal(runs[0], runs[1]) and runs[0].shape == (12,) and torch.equal(runs[0][:3], prompt)
+    with pytest.raises(ValueError, match="do not fit"):
+        generate(model, prompt, 10)
+
+
+def test_top_k_and_top_p_keep_what_they_should() -> None:
+    logits = torch.tensor([1.0, 3.0, 2.0, 3.0])
+    assert top_k_logits(logits, 2).tolist() == [-math.inf, 3.0, -math.inf, 3.0]
+    probs = np.array([0.125, 0.5, 0.125, 0.25])
+    assert top_p_probs(probs, 0.75).tolist() == [0.0, 2 / 3, 0.0, 1 / 3]  # exactly p: no more
+    assert np.allclose(
+        top_p_probs(probs, 0.76), [1 / 7, 4 / 7, 0.0, 2 / 7]
+    )  # a tie at 0.125: the lower index
+    assert top_p_probs(np.array([[0.9, 0.1], [0.2, 0.8]]), 0.5).tolist() == [[1.0, 0.0], [0.0, 1.0]]
+
+
+def test_the_bigram_loss_by_hand() -> None:
+    train, val = torch.tensor([0, 1, 0, 1, 0]), torch.tensor([0, 1])
+    # counts of 0 -> 1: 2, 0 -> 0: 0; add-one over a vocabulary of 2: p(1 | 0) = 3 / 4
+    assert bigram_loss(train, val, 2) == pytest.approx(-math.log(3 / 4), abs=1e-15)
+
+
+def test_the_learning_rate_warms_up_then_decays_to_its_floor() -> None:
+    assert [lr_at(s, 1.0, 4, 12) for s in range(4)] == [0.25, 0.5, 0.75, 1.0]
+    assert lr_at(4, 1.0, 4, 12) == 1.0
+    assert lr_at(8, 1.0, 4, 12) == pytest.approx(0.55)
+    assert lr_at(12, 1.0, 4, 12) == lr_at(50, 1.0, 4, 12) == pytest.approx(0.1)
+
+
+def test_the_vocabulary_round_trips_the_text() -> None:
+    text = load_text()
+    vocab = CharVocab.from_text(text)
+    assert (len(text), len(vocab)) == (230_464, 78)
+    assert vocab.decode(vocab.encode(text[:5000])) == text[:5000]
+
+
+def test_the_checkpoint_loads_and_beats_the_baselines() -> None:
+    model, vocab, info = load_checkpoint()
+    data = vocab.encode(load_text())
+    split = int(0.9 * len(data))
+    val = evaluate_loss(model, data[split:])
+    assert info["steps"] == 4000 and model.config == GPTConfig(78, 128, 64, 4, 2, 256)
+    assert round(val, 3) == 1.820 and val < bigram_loss(data[:split], data[split:], 78) - 0.5
+
+
+# -- the checkers ------------------------------------------------------------------------------------------
+
+
+def _learner_generate(bug: str = "") -> Any:
+    def fn(model: Any, prompt: Any, n_new: int, temperature: float, generator: Any) -> Any:
+        tokens = prompt.tolist()
+        logits, cache = model.decode(prompt[None], None)
+        for step in range(n_new):
+            row = logits[0, 0] if bug == "first" and step == 0 else logits[0, -1]
+            scaled = row * temperature if bug == "times" else row / temperature
+            probs = torch.softmax(scaled, dim=-1)
+            token = (
+                probs.argmax()[None] if bug == "argmax" else torch.multinomial(probs, 1, generator=generator)
+            )
+            tokens.append(int(token))
+            if bug == "recompute":
+                logits, cache = model.decode(torch.tensor([tokens]), cache)
+            elif bug == "restart":
+                logits, cache = model.decode(token[None], None)
+            elif bug == "no cache":
+                logits, _ = model(torch.tensor([tokens]))
+            else:
+                logits, cache = model.decode(token[None], cache)
+        return torch.tensor(tokens[len(prompt) :] if bug == "new only" else tokens)
+
+    return fn
+
+
+def test_the_generation_checker(capsys: pytest.CaptureFixture[str]) -> None:
+    assert check_generate_cached(_learner_generate())
+    for bug, words in [
+        ("times", GEN_TIMES_TEMPERATURE),
+        ("argmax", GEN_ARGMAX),
+        ("first", GEN_FIRST_POSITION),
+        ("recompute", GEN_RECOMPUTES),
+        ("restart", GEN_RESTARTS),
+        ("no cache", GEN_NO_CACHE),
+    ]:
+        result = check_generate_cached(_learner_generate(bug))
+        assert not result and result.message.endswith(words + "."), (bug, result.message)
+    result = check_generate_cached(_learner_generate("new only"))
+    assert "the output has shape (8,), expected (11,)" in result.message
+    assert GEN_NEW_ONLY  # named in the exercise's text instead: a shape problem is reported first
+    capsys.readouterr()
+
+
+def _learner_top_p(bug: str = "") -> Any:
+    def fn(probs: Any, p: float) -> Any:
+        order = np.argsort(probs if bug == "ascending" else -probs, axis=-1)
+        ranked = np.take_along_axis(probs, order, axis=-1)
+        total = np.cumsum(ranked, axis=-1)
+        keep = {"crossing": total <= p, "one more": total - ranked <= p}.get(bug, total - ranked < p)
+        kept = np.where(keep, ranked, 0.0)
+        if bug != "unnormalised":
+            kept = kept / kept.sum(axis=-1, keepdims=True)
+        if bug == "sorted":
+            return kept
+        out = np.zeros_like(probs)
+        np.put_along_axis(out, order, kept, axis=-1)
+        return out
+
+    return fn
+
+
+@pytest.mark.parametrize(
+    ("bug", "words"),
+    [
+        ("crossing", TOPP_DROPS_CROSSING),
+        ("one more", TOPP_ONE_TOO_MANY),
+        ("unnormalised", TOPP_UNNORMALISED),
+        ("sorted", TOPP_SORTED),
+        ("ascending", TOPP_ASCENDING),
+    ],
+)
+def test_the_top_p_checker_names_each_mistake(
+    bug: str, words: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert check_top_p(top_p_probs) and check_top_p(_learner_top_p())
+    result = check_top_p(_learner_top_p(bug))
+    assert not result and result.message.endswith(words + "."), result.message
+    capsys.readouterr()
+
+
+def _learner_count(bug: str = "") -> Any:
+    def fn(vocab: int, context: int, d: int, layers: int, d_ff: int, tied: bool) -> int:
+        biases = bug != "no biases"
+        attention = (3 if bug == "attention 3" else 4) * d * d + (
+            3 * d if bug == "attention 3" else 4 * d
+        ) * biases
+        ffn = 2 * d * d_ff + (d_ff + d) * biases
+        norms = 0 if bug == "no norms" else 4 * d
+        final = 0 if bug in ("no norms", "no final") else 2 * d
+        output = (0 if tied and bug != "tied twice" else vocab * d) + (vocab if bug == "output bias" else 0)
+        positions = 0 if bug == "no positions" else context * d
+        return vocab * d + positions + layers * (attention + ffn + norms) + final + output
+
+    return fn
+
+
+@pytest.mark.parametrize(
+    ("bug", "words"),
+    [
+        ("no biases", PC_NO_BIASES),
+        ("no norms", PC_NO_NORMS),
+        ("no final", PC_NO_FINAL_NORM),
+        ("no positions", PC_NO_POSITIONS),
+        ("output bias", PC_OUTPUT_BIAS),
+        ("attention 3", PC_ATTENTION_3),
+    ],
+)
+def test_the_parameter_count_checker_names_each_mistake(
+    bug: str, words: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert check_parameter_count(_learner_count())
+    result = check_parameter_count(_learner_count(bug))
+    assert not result and result.message.endswith(words + "."), result.message
+    assert result.message.startswith("✗ parameter count, case 1 of 3")
+    capsys.readouterr()
+
+
+def test_the_parameter_count_checker_catches_a_tied_layer_counted_twice(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    result = check_parameter_count(_learner_count("tied twice"))
+    assert result.message == (
+        "✗ parameter count, case 2 of 3 (the same, tied): the output is 118272, expected 113280; "
+        + PC_TIED_TWICE
+        + "."
+    )
+    capsys.readouterr()
