@@ -12,6 +12,12 @@ and each learner opens their own store, as the role they log in as::
 
     store = postgres.PostgresStore.open("postgresql://alice:...@db.example/course")
 
+or a class service (``add_service``) holds a small pool of connections for every learner, and runs each
+learner's calls as that learner (``SET LOCAL ROLE``; row-level security holds them all the same)::
+
+    pool = postgres.ClassPool.open("postgresql://course_svc:...@db.example/course", max_size=10)
+    store = postgres.PostgresStore.serving(pool, "alice")
+
 The server keeps every learner to their own rows (row-level security); an instructor reads them all.
 No message, log line or traceback holds a password: a URL that cannot be read is a ``MalformedURLError``
 that quotes none of it, and a role's password reaches the server as a SCRAM verifier only. Every call has a
@@ -33,8 +39,9 @@ from scheduler.postgres._connection import (
     with_learner,
 )
 from scheduler.postgres._live import LiveAnswers, LiveRoom, LiveState, QuestionClosedError, RoomBusyError
-from scheduler.postgres._roles import add_instructor, add_learner, install
-from scheduler.postgres._schema import INSTRUCTOR_ROLE, LEARNER_ROLE, SCHEMA, SCHEMA_VERSION
+from scheduler.postgres._pool import ClassPool
+from scheduler.postgres._roles import add_instructor, add_learner, add_service, install
+from scheduler.postgres._schema import INSTRUCTOR_ROLE, LEARNER_ROLE, SCHEMA, SCHEMA_VERSION, SERVICE_ROLE
 from scheduler.postgres._store import PostgresStore
 from scheduler.postgres._version import NotInstalledError, SchemaTooOldError, schema_version
 
@@ -43,7 +50,9 @@ __all__ = [
     "LEARNER_ROLE",
     "SCHEMA",
     "SCHEMA_VERSION",
+    "SERVICE_ROLE",
     "AccessDeniedError",
+    "ClassPool",
     "ClassRecords",
     "LiveAnswers",
     "LiveRoom",
@@ -57,6 +66,7 @@ __all__ = [
     "StoreRefusedError",
     "add_instructor",
     "add_learner",
+    "add_service",
     "class_records",
     "describe",
     "install",

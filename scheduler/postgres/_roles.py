@@ -6,7 +6,9 @@ and gains nothing granted to it), the grants and the policies; it also takes awa
 default and a learner should not (create objects in schema ``public``, temporary tables; as a superuser, also
 see who is online and the tables' activity, create large objects), and warns about what it could not.
 ``add_learner`` and ``add_instructor`` create login roles in those groups, or set a new password for one of
-their own; they refuse any other role of that name (a superuser, a group, a role with any other privilege or
+their own; ``add_service`` a class service's login role in ``course_service``, the group that is a member of
+every learner (a service may act as a learner for one transaction, ``SET LOCAL ROLE``, and as nobody else).
+They refuse any other role of that name (a superuser, a group, a role with any other privilege or
 membership) and any name PostgreSQL would cut. Every statement runs with the search path pinned and a lock
 timeout (`scheduler.postgres._sql`): a learner's open transaction makes install give up, not the class wait.
 """
@@ -30,6 +32,7 @@ from scheduler.postgres._schema import (
     LEARNER_ROLE,
     MIGRATIONS,
     SCHEMA,
+    SERVICE_ROLE,
     Policy,
     grant_statements,
     policies,
@@ -37,7 +40,7 @@ from scheduler.postgres._schema import (
 from scheduler.postgres._sql import REPORT_TIMEOUT_MS, role_name_problem, transaction
 from scheduler.postgres._version import NotInstalledError, read_version
 
-__all__ = ["INSTALL_LOCK_TIMEOUT_MS", "add_instructor", "add_learner", "install"]
+__all__ = ["INSTALL_LOCK_TIMEOUT_MS", "add_instructor", "add_learner", "add_service", "install"]
 
 INSTALL_LOCK_TIMEOUT_MS = 3000  # how long install and add_* wait for a lock that someone else holds
 # install's lock before its version table exists (once, before any learner): an advisory lock
@@ -86,6 +89,8 @@ def install(
                     _one_at_a_time(connection)
                     for group in GROUPS:
                         _make_group(connection, where, group)
+                    _make_group(connection, where, SERVICE_ROLE, may_join=LEARNER_ROLE)
+                    _let_services_act_for_learners(connection)
                     version = read_version(connection, where)
                     if version is None:
                         _create_schema(connection)
@@ -159,24 +164,56 @@ def _facts(connection: psycopg.Connection[Any], name: str) -> dict[str, Any] | N
     return dict(zip(keys, row, strict=True))
 
 
-def _make_group(connection: psycopg.Connection[Any], where: str, name: str) -> None:
+def _make_group(
+    connection: psycopg.Connection[Any], where: str, name: str, may_join: str | None = None
+) -> None:
     """The group ``name``: created NOLOGIN NOINHERIT, or made so again (an older course's ``add_learner``
     could make it a login role); StoreCorruptError for a role of that name with a privilege or a membership
-    (every member could use it)."""
+    (every member could use it), but of roles in the group ``may_join`` (the service group is a member of
+    every learner)."""
     facts = _facts(connection, name)
     role = sql.Identifier(name)
     if facts is None:
         connection.execute(sql.SQL("CREATE ROLE {} NOLOGIN NOINHERIT").format(role))
         return
     why = [said for attribute, said in _ATTRIBUTES if facts[attribute]]
-    if facts["groups"]:
-        why.append(f"a member of {', '.join(facts['groups'])}")
+    allowed = set() if may_join is None else set(_members(connection, may_join))
+    joined = [group for group in facts["groups"] if group not in allowed]
+    if joined:
+        why.append(f"a member of {', '.join(joined)}")
     if why:
         raise StoreCorruptError(
             where, f"the role {name} is {', '.join(why)}: not a group this course made, and left as it is"
         )
     if facts["login"] or facts["inherit"]:
         connection.execute(sql.SQL("ALTER ROLE {} NOLOGIN NOINHERIT PASSWORD NULL").format(role))
+
+
+def _members(connection: psycopg.Connection[Any], group: str) -> list[str]:
+    """The roles that are members of ``group`` (directly), by name."""
+    rows = connection.execute(
+        "SELECT m.rolname::text FROM pg_auth_members a JOIN pg_roles g ON g.oid = a.roleid "
+        "JOIN pg_roles m ON m.oid = a.member WHERE g.rolname = %s ORDER BY 1",
+        (group,),
+    ).fetchall()
+    return [name for (name,) in rows]
+
+
+def _act_for(connection: psycopg.Connection[Any], learner: str) -> None:
+    """Make the service group a member of ``learner`` (it may SET ROLE to it; PostgreSQL 16 and later: and
+    inherits nothing of it; 15's membership of a NOINHERIT group inherits nothing either)."""
+    options = " WITH INHERIT FALSE, SET TRUE" if connection.info.server_version >= 160000 else ""
+    connection.execute(
+        sql.SQL("GRANT {} TO {}" + options).format(sql.Identifier(learner), sql.Identifier(SERVICE_ROLE))
+    )
+
+
+def _let_services_act_for_learners(connection: psycopg.Connection[Any]) -> None:
+    """Every learner's role, the service group a member of it (learners added by an older course too)."""
+    acting = set(_facts(connection, SERVICE_ROLE)["groups"])  # type: ignore[index]
+    for learner in _members(connection, LEARNER_ROLE):
+        if learner not in acting:
+            _act_for(connection, learner)
 
 
 def _apply(connection: psycopg.Connection[Any], wanted: list[Policy], *, replace: bool) -> None:
@@ -300,20 +337,21 @@ def _take_statistics_and_large_objects(connection: psycopg.Connection[Any]) -> N
 
 
 def _add_member(admin_url: str, name: str, password: str | None, kind: str) -> None:
-    """Create the login role ``name`` in the group of ``kind`` ("learner" or "instructor"), or set the
-    password of one of that group's own; ValueError for any other role of that name, or a name PostgreSQL
-    would cut."""
-    group = LEARNER_ROLE if kind == "learner" else INSTRUCTOR_ROLE
+    """Create the login role ``name`` in the group of ``kind`` ("learner", "instructor" or "service"), or
+    set the password of one of that group's own; ValueError for any other role of that name, or a name
+    PostgreSQL would cut. A learner's role gets the service group as a member (a class service may act for
+    it)."""
+    group = {"learner": LEARNER_ROLE, "instructor": INSTRUCTOR_ROLE, "service": SERVICE_ROLE}[kind]
     if not isinstance(name, str) or not name:
         raise ValueError(f"name must be a non-empty str, got {name!r}")
     problem = role_name_problem(name)
     if problem is not None:
         raise ValueError(f"{problem}; choose a shorter name")
     refused = (
-        f"cannot make {name!r} {'a' if kind == 'learner' else 'an'} {kind}: {{}}; add_{kind} changes no "
+        f"cannot make {name!r} {'an' if kind == 'instructor' else 'a'} {kind}: {{}}; add_{kind} changes no "
         f"role but its own {kind}s (login roles in {group} alone, with no other privilege)"
     )
-    if name in GROUPS:
+    if name in (*GROUPS, SERVICE_ROLE):
         raise ValueError(refused.format(f"it is the course's group of {name.removeprefix('course_')}s"))
     where = describe(admin_url)
     role = sql.Identifier(name)
@@ -344,13 +382,17 @@ def _add_member(admin_url: str, name: str, password: str | None, kind: str) -> N
             # as the group achieves nothing there: no row may belong to it)
             options = " WITH INHERIT TRUE, SET FALSE" if connection.info.server_version >= 160000 else ""
             connection.execute(sql.SQL("GRANT {} TO {}" + options).format(sql.Identifier(group), role))
+            if kind == "learner" and _facts(connection, SERVICE_ROLE) is not None:
+                _act_for(connection, name)
 
 
 def _not_ours(facts: dict[str, Any], group: str) -> list[str]:
-    """Why a role is not one of ``group``'s own (nothing: it is)."""
+    """Why a role is not one of ``group``'s own (nothing: it is); the service group, a member of every
+    learner (`add_learner`), is not counted as the role's member."""
     why = [said for attribute, said in _ATTRIBUTES if facts[attribute]]
-    if facts["members"]:
-        why.append(f"a group (of {', '.join(facts['members'])})")
+    members = [m for m in facts["members"] if m != SERVICE_ROLE]
+    if members:
+        why.append(f"a group (of {', '.join(members)})")
     if not facts["login"]:
         why.append("not a login role")
     others = [other for other in facts["groups"] if other != group]
@@ -366,6 +408,15 @@ def add_learner(admin_url: str, name: str, password: str | None = None) -> None:
     its learners already, set the password when given (nothing else). ValueError for any other role of that
     name (it is left as it is) and for a name over 63 bytes in UTF-8 (PostgreSQL would cut it)."""
     _add_member(admin_url, name, password, "learner")
+
+
+def add_service(admin_url: str, name: str, password: str | None = None) -> None:
+    """Create the login role ``name`` in ``course_service``: a class service (a program, never a person),
+    which connects as itself and runs each learner's transactions as that learner (``SET LOCAL ROLE``), so
+    that the server's row-level security holds every transaction to one learner's rows. It may act for
+    learners only (not for an instructor, nor any other role), and holds no privilege of theirs outside such
+    a transaction. Refuses as ``add_learner`` does."""
+    _add_member(admin_url, name, password, "service")
 
 
 def add_instructor(admin_url: str, name: str, password: str | None = None) -> None:

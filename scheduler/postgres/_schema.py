@@ -35,6 +35,7 @@ __all__ = [
     "MINE",
     "SCHEMA",
     "SCHEMA_VERSION",
+    "SERVICE_ROLE",
     "TABLE_COLUMNS",
     "Policy",
     "grant_statements",
@@ -47,6 +48,10 @@ LEARNER_ROLE = "course_learner"
 INSTRUCTOR_ROLE = "course_instructor"
 
 GROUPS = (LEARNER_ROLE, INSTRUCTOR_ROLE)
+SERVICE_ROLE = "course_service"
+"""The group of the class services' login roles: a member of every learner's role (so that a service may
+``SET ROLE`` to a learner, for one transaction), NOINHERIT (so that it holds none of their privileges
+itself); its members read the schema's version and nothing else as themselves."""
 _LEARNER = 'learner TEXT COLLATE "C" NOT NULL DEFAULT current_user'
 _A_GROUP = f"IN ('{LEARNER_ROLE}', '{INSTRUCTOR_ROLE}')"
 _NOT_A_GROUP = f"NOT {_A_GROUP}"
@@ -270,6 +275,9 @@ MINE = "learner = current_user::text"  # a learner's own rows (the policies say 
 _MINE = MINE
 
 
+_EVERYONE = f"{LEARNER_ROLE}, {INSTRUCTOR_ROLE}, {SERVICE_ROLE}"
+
+
 def grant_statements(version: int) -> list[str]:
     """The grants on the tables of schema ``version`` (run by every install: idempotent; they take no lock
     that a learner's open transaction holds).
@@ -280,9 +288,9 @@ def grant_statements(version: int) -> list[str]:
     columns."""
     statements = [
         f"REVOKE ALL ON SCHEMA {SCHEMA} FROM PUBLIC",
-        f"GRANT USAGE ON SCHEMA {SCHEMA} TO {LEARNER_ROLE}, {INSTRUCTOR_ROLE}",
-        f"REVOKE ALL ON {SCHEMA}.course_schema FROM PUBLIC, {LEARNER_ROLE}, {INSTRUCTOR_ROLE}",
-        f"GRANT SELECT ON {SCHEMA}.course_schema TO {LEARNER_ROLE}, {INSTRUCTOR_ROLE}",
+        f"GRANT USAGE ON SCHEMA {SCHEMA} TO {_EVERYONE}",
+        f"REVOKE ALL ON {SCHEMA}.course_schema FROM PUBLIC, {_EVERYONE}",
+        f"GRANT SELECT ON {SCHEMA}.course_schema TO {_EVERYONE}",
     ]
     for table in DATA_TABLES:
         if version < _SINCE.get(table, 1):

@@ -21,6 +21,7 @@ __all__ = [
     "SEARCH_PATH",
     "STATEMENT_TIMEOUT_MS",
     "local_settings",
+    "quoted_role",
     "read_once",
     "role_name_problem",
     "transaction",
@@ -33,14 +34,24 @@ REPORT_TIMEOUT_MS = 600_000  # the class report reads the whole class
 MAX_ROLE_BYTES = 63  # NAMEDATALEN - 1: PostgreSQL cuts a longer name
 
 
-def local_settings(lock_timeout_ms: int, statement_timeout_ms: int) -> str:
+def quoted_role(name: str) -> str:
+    """``name`` as an SQL identifier (double quotes, inner ones doubled): what ``SET ROLE`` takes."""
+    if "\x00" in name:
+        raise ValueError("a role's name holds no NUL character")
+    return '"' + name.replace('"', '""') + '"'
+
+
+def local_settings(lock_timeout_ms: int, statement_timeout_ms: int, role: str | None = None) -> str:
     """The ``SET LOCAL`` statements every transaction starts with (utility statements: nothing in them is
-    looked up by name before the search path is pinned)."""
+    looked up by name before the search path is pinned); with ``role``, first ``SET LOCAL ROLE`` to it: the
+    transaction runs as that role (a class service acting for a learner), and the server's row-level
+    security holds it to that role's rows."""
     for value in (lock_timeout_ms, statement_timeout_ms):
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise ValueError(f"a timeout must be a non-negative int of milliseconds, got {value!r}")
+    acting = "" if role is None else f"SET LOCAL ROLE {quoted_role(role)}; "
     return (
-        f"SET LOCAL search_path = {SEARCH_PATH}; SET LOCAL lock_timeout = {lock_timeout_ms}; "
+        f"{acting}SET LOCAL search_path = {SEARCH_PATH}; SET LOCAL lock_timeout = {lock_timeout_ms}; "
         f"SET LOCAL statement_timeout = {statement_timeout_ms}"
     )
 
@@ -53,13 +64,15 @@ def transaction(
     statement_timeout_ms: int = STATEMENT_TIMEOUT_MS,
     read_only: bool = False,
     repeatable: bool = False,
+    role: str | None = None,
 ) -> Iterator[psycopg.Connection[Any]]:
-    """One transaction on an autocommit ``connection``: BEGIN and the settings in one round trip, then the
-    block's statements, COMMIT (ROLLBACK when the block raises). A COMMIT the server turns into a ROLLBACK
-    (the transaction had failed) raises."""
+    """One transaction on an autocommit ``connection``: BEGIN and the settings in one round trip (as
+    ``role`` when given), then the block's statements, COMMIT (ROLLBACK when the block raises). A COMMIT the
+    server turns into a ROLLBACK (the transaction had failed) raises."""
     mode = " ISOLATION LEVEL REPEATABLE READ" if repeatable else ""
     mode += " READ ONLY" if read_only else ""
-    connection.execute(f"BEGIN{mode}; {local_settings(lock_timeout_ms, statement_timeout_ms)}".encode())
+    settings = local_settings(lock_timeout_ms, statement_timeout_ms, role)
+    connection.execute(f"BEGIN{mode}; {settings}".encode())
     try:
         yield connection
     except BaseException:
@@ -81,13 +94,14 @@ def read_once(
     *,
     lock_timeout_ms: int,
     statement_timeout_ms: int = STATEMENT_TIMEOUT_MS,
+    role: str | None = None,
 ) -> list[tuple[Any, ...]]:
-    """The rows of one read, in one round trip: the settings and the query sent together (the simple query
-    protocol, ``parameters`` bound by psycopg on this side, quoted as literals), as one implicit
-    transaction."""
+    """The rows of one read, in one round trip: the settings (as ``role`` when given) and the query sent
+    together (the simple query protocol, ``parameters`` bound by psycopg on this side, quoted as literals),
+    as one implicit transaction."""
     cursor = psycopg.ClientCursor(connection)
     try:
-        settings = local_settings(lock_timeout_ms, statement_timeout_ms)
+        settings = local_settings(lock_timeout_ms, statement_timeout_ms, role)
         cursor.execute(f"{settings}; {query}", parameters or None)  # None: a % in the query stays one
         while cursor.nextset():
             pass  # the SET LOCALs' results, then the query's: the last

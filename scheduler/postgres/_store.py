@@ -84,7 +84,8 @@ from scheduler.postgres._connection import (
     translated,
 )
 from scheduler.postgres._merge import merge
-from scheduler.postgres._schema import SCHEMA, SCHEMA_VERSION, TABLE_COLUMNS
+from scheduler.postgres._pool import ClassPool
+from scheduler.postgres._schema import LEARNER_ROLE, SCHEMA, SCHEMA_VERSION, TABLE_COLUMNS
 from scheduler.postgres._sql import STATEMENT_TIMEOUT_MS, local_settings, read_once, transaction
 from scheduler.postgres._version import NotInstalledError, SchemaTooOldError, read_version
 
@@ -100,6 +101,15 @@ _TAKE_WRITE_LOCK = (
     "ON CONFLICT (learner) DO UPDATE SET writes = w.writes + 1"
 )
 
+
+# Whether a role is a learner of the class: a login role in course_learner and in no other role (not the group
+# itself, which the service group is a member of through every learner; not a learner made an instructor too,
+# whose rights a service acting as it would have), with no privileged attribute.
+_A_LEARNER = (
+    "SELECT r.rolcanlogin AND NOT (r.rolsuper OR r.rolcreaterole OR r.rolcreatedb OR r.rolreplication "
+    "OR r.rolbypassrls) AND ARRAY(SELECT g.rolname::text FROM pg_auth_members m JOIN pg_roles g "
+    "ON g.oid = m.roleid WHERE m.member = r.oid) = ARRAY[%s] FROM pg_roles r WHERE r.rolname = %s"
+)
 
 _PUT_CARD = (
     f"INSERT INTO {SCHEMA}.cards ({CARD_COLUMNS}, log_seq) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
@@ -131,6 +141,9 @@ class PostgresStore:
         self.learner = ""
         self.database = ""
         self._connection: psycopg.Connection[Any] | None = None
+        self._pool: ClassPool | None = None  # a class service's pool: each call borrows a connection
+        self._role: str | None = None  # on a pool: the learner each transaction runs as (SET LOCAL ROLE)
+        self._held: psycopg.Connection[Any] | None = None  # the snapshot's connection, while one is open
         self._lock = threading.RLock()
         self._closed = False
         self._opened = False
@@ -187,6 +200,64 @@ class PostgresStore:
         store._opened = True
         return store
 
+    @classmethod
+    def serving(
+        cls,
+        pool: ClassPool,
+        learner: str,
+        *,
+        memory: Memory | None = None,
+        lock_timeout_ms: int = 5000,
+        timeout_s: float | None = None,
+    ) -> PostgresStore:
+        """The store of ``learner`` on a class service's ``pool``: each call borrows a connection and runs
+        as the learner (``SET LOCAL ROLE``), so the server's row-level security holds it to their rows, as
+        if they had logged in themselves; the pool's connections are shared by every learner.
+        AccessDeniedError for a role that is not a learner of the class (a service acts for learners only)."""
+        if isinstance(lock_timeout_ms, bool) or not isinstance(lock_timeout_ms, int) or lock_timeout_ms < 0:
+            raise ValueError(f"lock_timeout_ms must be a non-negative int, got {lock_timeout_ms!r}")
+        if not isinstance(learner, str) or not learner:
+            raise ValueError(f"learner must be a non-empty str, got {learner!r}")
+        store = cls("", f"{pool.location} as {learner}", memory or Memory(), lock_timeout_ms, pool.timeout_s)
+        if timeout_s is not None:
+            store.timeout_s = float(timeout_s)
+        check_role_name(store.location, learner)
+        store._pool, store._role, store.learner, store.database = pool, learner, learner, ""
+        try:
+            with (
+                store._lock,
+                store._translated(),
+                store._borrowed() as connection,
+                store._deadline(connection),
+            ):
+                found = read_once(
+                    connection, _A_LEARNER, (LEARNER_ROLE, learner), lock_timeout_ms=lock_timeout_ms
+                )
+                if found != [(True,)]:  # asked as the service itself, before acting as anyone
+                    raise AccessDeniedError(store.location, f"{learner!r} is not a learner of this class")
+                store._check_schema(connection)
+            if memory is None:
+                store.memory = store._stored_memory()
+        except BaseException:
+            store.close()
+            raise
+        store._opened = True
+        return store
+
+    @contextmanager
+    def _borrowed(self) -> Iterator[psycopg.Connection[Any]]:
+        """The connection for one call: the snapshot's while one is open, else the store's own (connected
+        when needed) or, on a class service's pool, one borrowed for the call."""
+        if self._held is not None:
+            yield self._held
+        elif self._pool is None:
+            yield self._connected()
+        else:
+            if self._closed:
+                raise psycopg.InterfaceError("the store is closed")
+            with self._pool.connection() as connection:
+                yield connection
+
     def _connect(self) -> psycopg.Connection[Any]:
         connection = connect(self._url, self.location, self.timeout_s)
         try:
@@ -204,7 +275,7 @@ class PostgresStore:
         return connection
 
     def _check_schema(self, connection: psycopg.Connection[Any]) -> None:
-        with transaction(connection, lock_timeout_ms=self.lock_timeout_ms, read_only=True):
+        with transaction(connection, lock_timeout_ms=self.lock_timeout_ms, read_only=True, role=self._role):
             version = read_version(connection, self.location)
             if version is None:
                 raise NotInstalledError(self.location, f"no schema {SCHEMA}")
@@ -229,11 +300,10 @@ class PostgresStore:
 
     def check_writable(self) -> None:
         """AccessDeniedError unless this role may add answers (an instructor may not); writes nothing."""
-        with self._lock, self._translated():
-            connection = self._connected()
-            with self._deadline(connection):
-                query = f"SELECT has_table_privilege('{SCHEMA}.review_log', 'INSERT')"
-                row = next(iter(read_once(connection, query, lock_timeout_ms=self.lock_timeout_ms)), None)
+        with self._lock, self._translated(), self._borrowed() as connection, self._deadline(connection):
+            query = f"SELECT has_table_privilege('{SCHEMA}.review_log', 'INSERT')"
+            found = read_once(connection, query, lock_timeout_ms=self.lock_timeout_ms, role=self._role)
+            row = next(iter(found), None)
         if row is None or not row[0]:
             raise AccessDeniedError(
                 self.location, f"{self.learner} may read but not save answers or settings"
@@ -280,45 +350,44 @@ class PostgresStore:
                 finally:
                     self._snapshots -= 1
                 return
-            with self._translated():
-                connection = self._connected()
+            with self._translated(), self._borrowed() as connection:
                 with self._deadline(connection):
-                    settings = local_settings(self.lock_timeout_ms, STATEMENT_TIMEOUT_MS)
+                    settings = local_settings(self.lock_timeout_ms, STATEMENT_TIMEOUT_MS, self._role)
                     connection.execute(
                         f"BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; {settings}".encode()
                     )
-            self._snapshots = 1
-            try:
-                yield self
-            finally:
-                self._snapshots = 0
-                if not connection.closed:
-                    try:
-                        with self._deadline(connection):
-                            connection.execute(b"ROLLBACK")  # it only read
-                    except (psycopg.Error, StoreError):
-                        connection.close()  # lost meanwhile: the next call reconnects
+                self._snapshots, self._held = 1, connection
+                try:
+                    yield self
+                finally:
+                    self._snapshots, self._held = 0, None
+                    if not connection.closed:
+                        try:
+                            with self._deadline(connection):
+                                connection.execute(b"ROLLBACK")  # it only read
+                        except (psycopg.Error, StoreError):
+                            connection.close()  # lost meanwhile: the next call reconnects
 
     @contextmanager
     def _write(self, scale: float = 1.0) -> Iterator[psycopg.Connection[Any]]:
         with self._lock, self._translated():
             if self._snapshots:
                 raise RuntimeError("cannot write inside PostgresStore.snapshot(); write after the block ends")
-            connection = self._connected()
             with (
+                self._borrowed() as connection,
                 self._deadline(connection, scale),
-                transaction(connection, lock_timeout_ms=self.lock_timeout_ms),
+                transaction(connection, lock_timeout_ms=self.lock_timeout_ms, role=self._role),
             ):
                 connection.execute(_TAKE_WRITE_LOCK.encode())  # one writer per learner, at a time
                 yield connection
 
     def _read(self, query: str, parameters: tuple[object, ...] = ()) -> list[tuple[Any, ...]]:
-        with self._lock, self._translated():
-            connection = self._connected()
-            with self._deadline(connection):
-                if self._snapshots:  # in the snapshot's transaction, its settings made
-                    return connection.execute(query.encode(), parameters).fetchall()
-                return read_once(connection, query, parameters, lock_timeout_ms=self.lock_timeout_ms)
+        with self._lock, self._translated(), self._borrowed() as connection, self._deadline(connection):
+            if self._snapshots:  # in the snapshot's transaction, its settings made
+                return connection.execute(query.encode(), parameters).fetchall()
+            return read_once(
+                connection, query, parameters, lock_timeout_ms=self.lock_timeout_ms, role=self._role
+            )
 
     # Writing.
 

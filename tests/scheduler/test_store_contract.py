@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 from fixed_clock import T0, UTC
-from postgres_server import PostgresServer, database_for, learner_for
+from postgres_server import PostgresServer, database_for, learner_for, learner_password
 from store_helpers import (
     AGAIN,
     EASY,
@@ -99,6 +99,29 @@ def _postgres_open(path: Path, create: bool) -> Storage:
     )
 
 
+# A class service's pool per database (its role: SERVICE), shared by every learner's store; closed at the end.
+SERVICE = "course_service_test"
+_POOLS: dict[str, Any] = {}
+
+
+def _service_open(path: Path, create: bool) -> Storage:
+    """A learner's store on a class service's pool: every call borrowed a connection, run as the learner."""
+    from scheduler.postgres import ClassPool, PostgresStore, add_learner, add_service, install
+
+    server = _POSTGRES[-1]
+    database, learner = database_for(path), learner_for(path)
+    server.ensure_role(learner)
+    if create:
+        if not server.has_database(database):
+            server.create_database(database)
+        install(server.admin_url(database))
+        add_learner(server.admin_url(database), learner)
+        add_service(server.admin_url(database), SERVICE, learner_password(SERVICE))
+    if database not in _POOLS:
+        _POOLS[database] = ClassPool.open(server.learner_url(database, SERVICE), min_size=1, max_size=3)
+    return PostgresStore.serving(_POOLS[database], learner, memory=steps_memory(), lock_timeout_ms=300)
+
+
 def _postgres_admin(path: Path) -> psycopg.Connection[Any]:
     import psycopg
 
@@ -131,18 +154,21 @@ def _postgres_hold_lock(path: Path) -> Iterator[None]:
 BACKENDS = [
     Backend("sqlite", _sqlite_open, _sqlite_corrupt, make_newer, hold_lock),
     Backend("postgres", _postgres_open, _postgres_corrupt, _postgres_make_newer, _postgres_hold_lock),
+    Backend("service", _service_open, _postgres_corrupt, _postgres_make_newer, _postgres_hold_lock),
 ]
 
 
 @pytest.fixture(params=BACKENDS, ids=[backend.name for backend in BACKENDS])
 def backend(request: pytest.FixtureRequest) -> Iterator[Backend]:
-    if request.param.name == "postgres":
+    if request.param.name in ("postgres", "service"):
         pytest.importorskip("psycopg", reason="the PostgreSQL store needs psycopg (requirements.txt)")
         _POSTGRES.append(request.getfixturevalue("postgres_server"))
         try:
             yield request.param
         finally:
             _POSTGRES.pop()
+            while _POOLS:
+                _POOLS.popitem()[1].close()
     else:
         yield request.param
 
