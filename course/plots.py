@@ -131,8 +131,12 @@ def attention_heatmap(
     # Room for long labels: the query labels widen the figure, rotated key labels make it taller.
     long_queries = max(0, max(map(len, query_labels), default=0) - 6)
     long_keys = max(0, max(map(len, key_labels), default=0) - 6)
-    width = min(MAX_WIDTH_IN, max(5.5, 0.6 * t_k + 3.0) + 0.12 * long_queries)
-    fig, ax = _new_axes(ax, (width, max(4.0, 0.6 * t_q + 2.0) + 0.09 * long_keys))
+    # A matrix wider than the notebook is drawn smaller, its height by the same factor: cells stay square
+    # and the figure holds no band of empty space above and below them.
+    natural = max(5.5, 0.6 * t_k + 3.0) + 0.12 * long_queries
+    width = min(MAX_WIDTH_IN, natural)
+    height = max(4.0, (max(4.0, 0.6 * t_q + 2.0) + 0.09 * long_keys) * width / natural)
+    fig, ax = _new_axes(ax, (width, height))
     image = ax.imshow(w, cmap=HEATMAP_CMAP, vmin=0.0, vmax=1.0)
     masked = _masked_cells(allowed, w.shape)
     for i, j in zip(*np.nonzero(masked), strict=True):

@@ -15,7 +15,8 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("course", "scheduler")
 
 # The wings of `course`, each a package entered through its __init__ (`checkers` and `widgets` are the
-# notebooks' own, at the root; `scheduler.postgres` is the classroom's store).
+# notebooks' own, at the root; `scheduler.postgres` is the classroom's store, `scheduler.service` the class
+# service in front of it).
 WINGS = (
     "course.bank",
     "course.checkers",
@@ -25,12 +26,14 @@ WINGS = (
     "course.terminal",
     "course.widgets",
     "scheduler.postgres",
+    "scheduler.service",
 )
 # The floors, lowest first: a module imports only from its own floor or those below (its own floor: within
 # a wing, or the lesson maths among themselves). A new module is given its floor here.
 FLOORS = (
     ("scheduler",),
     ("scheduler.postgres",),
+    ("scheduler.service",),  # the class service and its client, over scheduler.postgres
     (  # what the lessons import: the maths, its checkers, the figures, the lesson list
         "course.attention",
         "course.block",

@@ -34,7 +34,8 @@ from typing import TYPE_CHECKING
 
 from course.bank import LETTERS, Bank, Kind, Presentation, Question, answer_text
 from course.classroom._class_review import ClassReview, Tally
-from course.progress import learner_url, server_url
+from course.progress import SERVICE_SCHEMES, learner_url, server_url
+from scheduler import StoreError
 
 if TYPE_CHECKING:  # psycopg: only for a class database, and only the types here
     from scheduler.postgres import LiveRoom, LiveState
@@ -87,7 +88,13 @@ def class_url(db: str | None = None) -> str | None:
 
 def open_room(url: str) -> LiveRoom:
     """A `scheduler.postgres.LiveRoom` on the class database at `url` (a ``StoreError`` if it cannot be
-    used)."""
+    used). Not through a class service yet: a StoreError says so."""
+    if url.startswith(SERVICE_SCHEMES):
+        raise StoreError(
+            url,
+            f"{url} is a class service: the live review does not run through it yet; the instructor and the "
+            "learners join a live review with the class database's postgresql:// URL in COURSE_DB",
+        )
     from scheduler.postgres import LiveRoom as Room  # psycopg: only for a class database
 
     return Room.open(url)

@@ -11,6 +11,7 @@ from course.progress._calibration import calibration_report
 from course.progress._file import Progress, ProgressFileError, lines, read_progress
 from course.progress._keeping import Keeper, QuizSave
 from course.progress._location import (
+    SERVICE_SCHEMES,
     db_path,
     default_path,
     items,
@@ -41,6 +42,7 @@ from course.progress._source import PROBLEMS, StoreLike, StoreSource
 __all__ = [
     "OUTBOX_ERRORS",
     "PROBLEMS",
+    "SERVICE_SCHEMES",
     "WEEK",
     "Keeper",
     "Kept",

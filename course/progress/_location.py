@@ -127,22 +127,26 @@ def require_folder(path: Path, named_by: str) -> Path:
 
 
 SERVER_SCHEMES = ("postgresql://", "postgres://")
+SERVICE_SCHEMES = ("http://", "https://")  # a class service (`scheduler.service`) in front of the database
+TOKEN_VAR = "JUPYTERHUB_API_TOKEN"  # what a JupyterHub server's kernels hold: the class service takes it
 LEARNER_VARS = ("COURSE_LEARNER", "JUPYTERHUB_USER")
 
 
 def server_url(cli_value: str | os.PathLike[str] | None = None) -> str | None:
     """The class database's URL when ``--db`` (`cli_value`), else ``$COURSE_DB``, names one
-    (``postgresql://...``); None for a progress file."""
+    (``postgresql://...``, or a class service's ``https://.../services/course/``); None for a progress
+    file."""
     value = os.fspath(cli_value) if cli_value is not None and os.fspath(cli_value) != "" else None
     value = value if value is not None else os.environ.get(ENV_VAR, "")
-    return value if value.startswith(SERVER_SCHEMES) else None
+    return value if value.startswith((*SERVER_SCHEMES, *SERVICE_SCHEMES)) else None
 
 
 def learner_url(url: str) -> str:
     """The class database's `url` as the learner logs in: the role the URL names; a URL without one takes
     ``$PGUSER`` (libpq reads it itself), else ``$COURSE_LEARNER``, else ``$JUPYTERHUB_USER`` (the hub's user
-    name). A URL that cannot be read is returned as it is: opening it says why (never quoting it)."""
-    if os.environ.get("PGUSER"):
+    name). A URL that cannot be read is returned as it is: opening it says why (never quoting it). A class
+    service's URL names nobody: the service knows the learner by their token."""
+    if os.environ.get("PGUSER") or url.startswith(SERVICE_SCHEMES):
         return url
     from scheduler.postgres import MalformedURLError, with_learner  # psycopg: only for a class database
 
@@ -154,8 +158,13 @@ def learner_url(url: str) -> str:
 
 
 def open_server(url: str) -> Storage:
-    """The learner's store in the class database at `url`, logging in as `learner_url` says. Every problem
-    is a ``scheduler.StoreError``."""
+    """The learner's store in the class database at `url`, logging in as `learner_url` says; through a
+    class service (an ``https://`` URL), as the owner of ``$JUPYTERHUB_API_TOKEN``. Every problem is a
+    ``scheduler.StoreError``."""
+    if url.startswith(SERVICE_SCHEMES):
+        from scheduler.service import RemoteStore
+
+        return RemoteStore.open(url, os.environ.get(TOKEN_VAR, ""))
     from scheduler.postgres import PostgresStore  # psycopg: only for a class database
 
     return PostgresStore.open(learner_url(url))

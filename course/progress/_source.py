@@ -23,7 +23,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from course.progress._location import (
+    LEARNER_VARS,
     SERVER_SCHEMES,
+    SERVICE_SCHEMES,
     db_path,
     learner_url,
     open_store,
@@ -112,6 +114,11 @@ class StoreSource:
         location = self._server_location()
         if location is None:
             return None
+        if location.startswith(SERVICE_SCHEMES):  # the learner the hub says, of the service at that URL
+            learner = getattr(self.store, "learner", "") or next(
+                (os.environ[name] for name in LEARNER_VARS if os.environ.get(name)), ""
+            )
+            return Owner(learner, location.partition(" as ")[0]) if learner else None
         from scheduler.postgres import login  # psycopg: only for a class database
 
         learner, database = getattr(self.store, "learner", None), getattr(self.store, "database", None)
@@ -125,7 +132,7 @@ class StoreSource:
     def _adopt(self, outbox: Outbox) -> None:
         """Take the files of the naming before that hold this learner's answers into `outbox` (once)."""
         location = self._server_location()
-        if self._adopted or location is None or outbox.owner is None:
+        if self._adopted or location is None or outbox.owner is None or location.startswith(SERVICE_SCHEMES):
             return
         user = location.partition("://")[2].partition("@")[0] or os.environ.get("PGUSER", "")
         for path in legacy_paths(location, user, outbox.owner.learner, self._outbox_folder):
@@ -136,9 +143,11 @@ class StoreSource:
         """The class database's location as its store says it (no password), or None for a progress file."""
         if self.store is not None:
             location = self.store.location
-            return location if location.startswith(SERVER_SCHEMES) else None
+            return location if location.startswith((*SERVER_SCHEMES, *SERVICE_SCHEMES)) else None
         if self._url is None:
             return None
+        if self._url.startswith(SERVICE_SCHEMES):
+            return self._url
         from scheduler.postgres import describe  # psycopg: only for a class database
 
         try:

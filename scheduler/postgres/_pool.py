@@ -47,6 +47,7 @@ class ClassPool:
         self._pool = pool
         self.location = where
         self.timeout_s = timeout_s
+        self.max_size = pool.max_size
         self.peak = 0
 
     @classmethod

@@ -244,6 +244,12 @@ class PostgresStore:
         store._opened = True
         return store
 
+    def check_schema(self) -> None:
+        """Check again that the database holds this course's schema at this version (what opening checks):
+        a class service does so when a learner's kernel opens its store."""
+        with self._lock, self._translated(), self._borrowed() as connection, self._deadline(connection):
+            self._check_schema(connection)
+
     @contextmanager
     def _borrowed(self) -> Iterator[psycopg.Connection[Any]]:
         """The connection for one call: the snapshot's while one is open, else the store's own (connected

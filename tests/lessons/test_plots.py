@@ -51,6 +51,18 @@ def test_no_pyplot_figures_are_created(weights):
     assert plt.get_fignums() == before
 
 
+@pytest.mark.parametrize(
+    ("t", "size"),
+    [
+        (3, (5.5, 4.0)),
+        (44, (8.28, 7.99837)),  # 29.4 by 28.4 in, drawn at the notebook's width: the height scaled too
+    ],
+)
+def test_a_heatmap_wider_than_the_notebook_is_drawn_smaller_as_a_whole(t, size):
+    fig = attention_heatmap(np.full((t, t), 1 / t), annotate=False)
+    np.testing.assert_allclose(fig.get_size_inches(), size, atol=5e-5)
+
+
 def test_heatmap_shows_the_weights_and_the_tokens(weights):
     fig = attention_heatmap(weights, TOKENS, TOKENS, title="Self-attention")
     renders(fig)

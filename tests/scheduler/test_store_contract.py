@@ -122,6 +122,29 @@ def _service_open(path: Path, create: bool) -> Storage:
     return PostgresStore.serving(_POOLS[database], learner, memory=steps_memory(), lock_timeout_ms=300)
 
 
+# The class service over HTTP, one per database (its pool as above), each learner's token known to it.
+_SERVICES: dict[str, Any] = {}
+_TOKENS: dict[str, str] = {}
+
+
+def _http_open(path: Path, create: bool) -> Storage:
+    """A learner's store in their kernel: HTTP calls to a class service, which runs each as the learner."""
+    from service_server import ServiceThread, StaticTokens
+
+    from scheduler.service import RemoteStore
+    from scheduler.service._server import ClassService
+
+    database, learner = database_for(path), learner_for(path)
+    _service_open(path, create).close()  # the database, the learner and the service's pool, as above
+    if database not in _SERVICES:
+        service = ClassService(
+            _POOLS[database], StaticTokens(_TOKENS), memory=steps_memory(), lock_timeout_ms=300
+        )
+        _SERVICES[database] = ServiceThread(service).start()
+    _TOKENS[f"token-{learner}"] = learner
+    return RemoteStore.open(_SERVICES[database].url, f"token-{learner}", memory=steps_memory(), timeout_s=5)
+
+
 def _postgres_admin(path: Path) -> psycopg.Connection[Any]:
     import psycopg
 
@@ -155,18 +178,22 @@ BACKENDS = [
     Backend("sqlite", _sqlite_open, _sqlite_corrupt, make_newer, hold_lock),
     Backend("postgres", _postgres_open, _postgres_corrupt, _postgres_make_newer, _postgres_hold_lock),
     Backend("service", _service_open, _postgres_corrupt, _postgres_make_newer, _postgres_hold_lock),
+    Backend("http", _http_open, _postgres_corrupt, _postgres_make_newer, _postgres_hold_lock),
 ]
 
 
 @pytest.fixture(params=BACKENDS, ids=[backend.name for backend in BACKENDS])
 def backend(request: pytest.FixtureRequest) -> Iterator[Backend]:
-    if request.param.name in ("postgres", "service"):
+    if request.param.name in ("postgres", "service", "http"):
         pytest.importorskip("psycopg", reason="the PostgreSQL store needs psycopg (requirements.txt)")
         _POSTGRES.append(request.getfixturevalue("postgres_server"))
         try:
             yield request.param
         finally:
             _POSTGRES.pop()
+            while _SERVICES:
+                _SERVICES.popitem()[1].stop()
+            _TOKENS.clear()
             while _POOLS:
                 _POOLS.popitem()[1].close()
     else:
