@@ -142,12 +142,13 @@ def write_notebook(path: Path, *sources: str) -> None:
 
 
 class HubServer:
-    """``start()`` ... ``stop()``. `users`: each user's name and the environment their server gets on top.
+    """``start()`` ... ``stop()``. `users`: each user's name and the environment their server gets on top;
+    `extra_config`: lines added to the hub's config (a hub-managed service, roles).
 
     ``home(user)`` is their home folder (their server's root: put their notebooks there before they log in).
     """
 
-    def __init__(self, folder: Path, users: Mapping[str, Mapping[str, str]]) -> None:
+    def __init__(self, folder: Path, users: Mapping[str, Mapping[str, str]], extra_config: str = "") -> None:
         proxy = proxy_command()
         assert proxy is not None, "require_hub() first"
         self.folder = folder
@@ -162,7 +163,7 @@ class HubServer:
         (folder / "users.json").write_text(json.dumps(self.users, indent=2), encoding="utf-8")
         for name in self.users:
             self._prepare_home(self.home(name))
-        self.config_path.write_text(self._config(proxy), encoding="utf-8")
+        self.config_path.write_text(self._config(proxy) + extra_config, encoding="utf-8")
 
     def home(self, user: str) -> Path:
         return self.folder / "home" / user
