@@ -35,7 +35,9 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO / "tests"))  # the tests' throw-away PostgreSQL cluster
+# the repository first (its packages, not the tests' folders of the same names), then the tests' helpers:
+# their throw-away PostgreSQL cluster (and service runner)
+sys.path[:0] = [str(REPO), str(REPO / "tests")]
 
 import psycopg  # noqa: E402
 from postgres_server import PostgresServer, find_binaries, learner_password  # noqa: E402

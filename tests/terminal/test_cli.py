@@ -1178,6 +1178,14 @@ def test_a_signal_while_an_answer_is_saved_stops_at_the_next_prompt(
 ) -> None:
     if threading.current_thread() is not threading.main_thread():
         pytest.skip("signal handlers can only be installed in the main thread")
+    before = signal.signal(signal.SIGHUP, signal.SIG_DFL)  # a terminal's: not ignored, as under nohup
+    try:
+        _signal_while_saved(bank, db, monkeypatch)
+    finally:
+        signal.signal(signal.SIGHUP, before)
+
+
+def _signal_while_saved(bank: Path, db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     store_with(db, "00").close()
     record = Store.record
 
