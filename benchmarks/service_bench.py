@@ -177,8 +177,8 @@ def main(argv: list[str] | None = None) -> int:
             f"one service process with a pool of {args.connections} (server max_connections {limit})"
         )
         print(
-            f"server connections used, most at once: {peak[0]} (the service's pool and this benchmark's "
-            "watcher)"
+            f"server connections used, most at once: {peak[0]} (the service's pool; the benchmark's own "
+            "watcher not counted)"
         )
         print(
             f"saves: {len(times)} in {args.seconds:.0f} s ({len(times) / args.seconds:.0f}/s); time to save "
