@@ -35,7 +35,6 @@ from typing import TYPE_CHECKING
 from course.bank import LETTERS, Bank, Kind, Presentation, Question, answer_text
 from course.classroom._class_review import ClassReview, Tally
 from course.progress import SERVICE_SCHEMES, learner_url, server_url
-from scheduler import StoreError
 
 if TYPE_CHECKING:  # psycopg: only for a class database, and only the types here
     from scheduler.postgres import LiveRoom, LiveState
@@ -88,13 +87,13 @@ def class_url(db: str | None = None) -> str | None:
 
 def open_room(url: str) -> LiveRoom:
     """A `scheduler.postgres.LiveRoom` on the class database at `url` (a ``StoreError`` if it cannot be
-    used). Not through a class service yet: a StoreError says so."""
+    used). Through a class service (an ``https://`` URL), the learner's side of it
+    (``scheduler.service.RemoteLiveRoom``, as the owner of ``$JUPYTERHUB_API_TOKEN``): an instructor runs a
+    session with the class database's own URL."""
     if url.startswith(SERVICE_SCHEMES):
-        raise StoreError(
-            url,
-            f"{url} is a class service: the live review does not run through it yet; the instructor and the "
-            "learners join a live review with the class database's postgresql:// URL in COURSE_DB",
-        )
+        from scheduler.service import RemoteLiveRoom
+
+        return RemoteLiveRoom.open(url, os.environ.get("JUPYTERHUB_API_TOKEN", ""))  # type: ignore[return-value]
     from scheduler.postgres import LiveRoom as Room  # psycopg: only for a class database
 
     return Room.open(url)

@@ -21,7 +21,6 @@ import threading
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass
 from datetime import datetime
 from types import TracebackType
 from typing import Any
@@ -30,9 +29,11 @@ import psycopg
 from psycopg import errors as pg_errors
 
 from scheduler._errors import StoreError, StoreVersionError
+from scheduler._live_records import LiveAnswers, LiveState, QuestionClosedError
 from scheduler._time import from_ms, require_aware, to_ms
 from scheduler.postgres._connection import AccessDeniedError, Deadline, connect, describe, timeout_of
 from scheduler.postgres._connection import translated as translated_errors
+from scheduler.postgres._pool import ClassPool
 from scheduler.postgres._schema import ANSWER_PATTERN, LIVE_COLUMNS, MAX_ANSWER, SCHEMA, SCHEMA_VERSION
 from scheduler.postgres._sql import LOCK_TIMEOUT_MS, transaction
 from scheduler.postgres._version import NotInstalledError, SchemaTooOldError, read_version
@@ -48,17 +49,6 @@ _STATE = (
 )
 
 
-class QuestionClosedError(StoreError):
-    """An answer to a question that is no longer open: revealed, moved on from, or its session ended."""
-
-    def __init__(self, where: str, session: int, position: int) -> None:
-        super().__init__(
-            where,
-            f"question {position} of live session {session} is closed (its answer was revealed, or the "
-            "session moved on); your answer was not counted",
-        )
-
-
 class RoomBusyError(StoreError):
     """A session started in a room where another instructor's session runs: at most one runs in a room."""
 
@@ -70,40 +60,6 @@ class RoomBusyError(StoreError):
             f"room {room!r} has a live session running (session {session}, started by {instructor}); "
             f"choose another room, or ask {instructor} to end theirs",
         )
-
-
-@dataclass(frozen=True)
-class LiveState:
-    """A live session as the class sees it. ``position`` counts the questions asked (0: none yet);
-    ``item_id`` and ``layout`` are the question asked now (None and "" before the first)."""
-
-    session: int
-    instructor: str
-    title: str
-    position: int
-    item_id: str | None
-    layout: str
-    revealed: bool
-    ended: bool
-    started_at: datetime
-    room: str
-
-    @property
-    def open(self) -> bool:
-        """Whether the question asked now takes answers."""
-        return self.item_id is not None and not self.revealed and not self.ended
-
-
-@dataclass(frozen=True)
-class LiveAnswers:
-    """The answers to one question of a session: how many gave each answer, most given first (ties in the
-    order first given). Whether an answer is right is for whoever knows the question to say."""
-
-    counts: dict[str, int]
-
-    @property
-    def answered(self) -> int:
-        return sum(self.counts.values())
 
 
 class LiveRoom:
@@ -121,6 +77,8 @@ class LiveRoom:
         self.timeout_s = timeout_of(url) if timeout_s is None else float(timeout_s)
         self.user = ""
         self._connection: psycopg.Connection[Any] | None = None
+        self._pool: ClassPool | None = None  # a class service's: each transaction borrows a connection
+        self._role: str | None = None  # on a pool: the learner each transaction runs as
         self._lock = threading.RLock()
 
     @classmethod
@@ -148,6 +106,16 @@ class LiveRoom:
             raise
         return room
 
+    @classmethod
+    def serving(cls, pool: ClassPool, learner: str) -> LiveRoom:
+        """The live room as ``learner`` sees it, on a class service's ``pool`` (each call borrows a
+        connection and runs as the learner, ``SET LOCAL ROLE``): what a learner's kernel reaches through the
+        service. The learner must be one of the class's (``PostgresStore.serving`` checks it)."""
+        room = cls("", pool.timeout_s)
+        room.location = f"{pool.location} as {learner}"
+        room._pool, room._role, room.user = pool, learner, learner
+        return room
+
     def close(self) -> None:
         with self._lock:
             if self._connection is not None:
@@ -164,7 +132,17 @@ class LiveRoom:
 
     @contextmanager
     def _transaction(self) -> Iterator[psycopg.Connection[Any]]:
-        """One transaction. A connection found lost at its BEGIN (nothing done yet) is reopened once."""
+        """One transaction. A connection found lost at its BEGIN (nothing done yet) is reopened once; on a
+        class service's pool, a connection borrowed for it."""
+        if self._pool is not None:
+            with (
+                translated_errors(self.location, self.lock_timeout_ms),
+                self._pool.connection() as connection,
+                Deadline(connection, self.timeout_s, self.location),
+                transaction(connection, lock_timeout_ms=self.lock_timeout_ms, role=self._role),
+            ):
+                yield connection
+            return
         with self._lock, translated_errors(self.location, self.lock_timeout_ms):
             for attempt in (1, 2):
                 connection = self._connected()

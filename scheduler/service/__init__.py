@@ -11,6 +11,6 @@ needs only the standard library.
 
 from __future__ import annotations
 
-from scheduler.service._client import RemoteStore, TokenRefusedError
+from scheduler.service._client import RemoteLiveRoom, RemoteStore, TokenRefusedError
 
-__all__ = ["RemoteStore", "TokenRefusedError"]
+__all__ = ["RemoteLiveRoom", "RemoteStore", "TokenRefusedError"]

@@ -24,6 +24,7 @@ from types import TracebackType
 from typing import Any
 
 from scheduler._errors import StoreAccessError, StoreError, StoreUnavailableError
+from scheduler._live_records import LiveState
 from scheduler._memory import Memory
 from scheduler._merging import incoming
 from scheduler._records import (
@@ -42,7 +43,7 @@ from scheduler._rows import check_answer, check_id, check_nudge, check_time, set
 from scheduler._time import require_aware
 from scheduler.service._wire import WireError, decode, encode, error_of
 
-__all__ = ["RemoteStore", "TokenRefusedError"]
+__all__ = ["RemoteLiveRoom", "RemoteStore", "TokenRefusedError"]
 
 
 class TokenRefusedError(StoreAccessError):
@@ -265,3 +266,53 @@ class RemoteStore:
 
 def _aware(at: datetime | None, name: str) -> datetime | None:
     return None if at is None else require_aware(at, name)
+
+
+class RemoteLiveRoom:
+    """The live room as a learner sees it, through the class service: the calls a learner's ``live()``
+    widget makes of a ``scheduler.postgres.LiveRoom`` (look at a session, answer the question asked, see
+    their own answer), each one HTTP request. An instructor runs the session with a ``LiveRoom`` of their
+    own (the service acts for learners only)."""
+
+    def __init__(self, transport: RemoteStore) -> None:
+        self._transport = transport
+        self.user = transport.learner
+        self.location = transport.location
+
+    @classmethod
+    def open(cls, url: str, token: str, *, timeout_s: float = 10.0) -> RemoteLiveRoom:
+        return cls(RemoteStore.open(url, token, memory=Memory(), timeout_s=timeout_s))
+
+    def _live(self, method: str, **args: Any) -> Any:
+        payload = self._transport._request("POST", f"api/v1/live/{method}", {"args": encode(args)})
+        try:
+            return decode(payload["result"])
+        except (KeyError, TypeError, WireError):
+            raise StoreUnavailableError(
+                self._transport.url, "the class service's answer cannot be read"
+            ) from None
+
+    def state(self, session: int | None = None, *, room: str | None = None) -> LiveState | None:
+        state: LiveState | None = self._live("state", session=session, room=room)
+        return state
+
+    def open_sessions(self) -> list[LiveState]:
+        return list(self._live("open_sessions"))
+
+    def answer(self, state: LiveState, answer: str, at: datetime) -> None:
+        self._live("answer", state=state, answer=answer, at=require_aware(at, "at"))
+
+    def my_answer(self, session: int, position: int) -> str | None:
+        mine: str | None = self._live("my_answer", session=session, position=position)
+        return mine
+
+    def close(self) -> None:
+        self._transport.close()
+
+    def __enter__(self) -> RemoteLiveRoom:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        self.close()

@@ -32,7 +32,7 @@ from scheduler._errors import (
     StoreUnavailableError,
 )
 from scheduler._memory import Memory
-from scheduler.postgres import ClassPool, PostgresStore
+from scheduler.postgres import ClassPool, LiveRoom, PostgresStore
 from scheduler.service._wire import WireError, decode, encode, error_value
 
 __all__ = ["METHODS", "Authenticate", "ClassService"]
@@ -80,6 +80,17 @@ READS = frozenset(
 """The calls a snapshot may make: reads only, as in the stores."""
 SNAPSHOT_SECONDS = 30.0
 """How long a snapshot may stay open (a kernel that died inside one lets go of its connection then)."""
+LIVE_METHODS: Mapping[str, tuple[str, ...]] = {
+    "state": ("session", "room"),
+    "open_sessions": (),
+    "answer": ("state", "answer", "at"),
+    "my_answer": ("session", "position"),
+}
+"""The live room's calls a learner may make: look at the session, answer the question asked, see their own
+answer."""
+LIVE_SECONDS = 0.5
+"""How long the service keeps what a session looks like (``state``, ``open_sessions``: the same for the whole
+class) before reading it again: a lecture hall polling once a second costs the database two reads a second."""
 _STATUS = ((StoreUnavailableError, 503), (StoreLockedError, 409), (StoreAccessError, 403), (StoreError, 500))
 _MAX_STORES = 20_000  # learners' stores kept made (each a few hundred bytes)
 
@@ -128,6 +139,8 @@ class ClassService:
         self.memory = memory
         self.lock_timeout_ms = lock_timeout_ms
         self._snapshots: dict[tuple[str, str], _Snapshot] = {}
+        self._looks: dict[tuple[str, str], tuple[float, Any]] = {}  # (call, its arguments): (when, result)
+        self.looks_read = 0  # the looks at a session read from the database (not shared)
         self._executor = ThreadPoolExecutor(max_workers=workers or pool.max_size, thread_name_prefix="course")
         self._stores: OrderedDict[str, PostgresStore] = OrderedDict()
         self._lock = threading.Lock()
@@ -140,6 +153,7 @@ class ClassService:
         return tornado.web.Application(
             [
                 (f"{base}api/v1/store/([a-z_]+)", _StoreHandler, {"service": self}),
+                (f"{base}api/v1/live/([a-z_]+)", _LiveHandler, {"service": self}),
                 (f"{base}api/v1/snapshot", _SnapshotHandler, {"service": self}),
                 (f"{base}api/v1/snapshot/([A-Za-z0-9_-]+)/end", _SnapshotEndHandler, {"service": self}),
                 (f"{base}api/v1/whoami", _WhoHandler, {"service": self}),
@@ -196,6 +210,26 @@ class ClassService:
             if now - snapshot.opened_at > SNAPSHOT_SECONDS:
                 self._snapshots.pop(key, None)
                 self._executor.submit(snapshot.end)
+
+    def look(self, learner: str, method: str, args: Mapping[str, Any]) -> Any:
+        """One call of the learner's live room (in a worker thread); a look at the session shared by the class
+        for `LIVE_SECONDS` (the sessions are the same for every learner: the database lets each read them)."""
+        shared = method in ("state", "open_sessions")
+        key = (method, json.dumps(encode(dict(args)), sort_keys=True))
+        if shared:
+            seen = self._looks.get(key)
+            if seen is not None and time.monotonic() - seen[0] < LIVE_SECONDS:
+                return seen[1]
+        self.store(learner)  # a learner of the class (checked once), as for their store
+        result = getattr(LiveRoom.serving(self.pool, learner), method)(**args)
+        if shared:
+            self.looks_read += 1
+            self._looks[key] = (time.monotonic(), result)
+        return result
+
+    async def run_live(self, learner: str, method: str, args: Mapping[str, Any]) -> Any:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, self.look, learner, method, args)
 
     def call(self, learner: str, method: str, args: Mapping[str, Any]) -> Any:
         """One call of the learner's store (in a worker thread)."""
@@ -327,3 +361,32 @@ class _SnapshotEndHandler(_Handler):
             return
         await self.service.end_snapshot(learner, key)
         self.answer(200, {"ended": key})
+
+
+class _LiveHandler(_Handler):
+    async def post(self, method: str) -> None:
+        learner = await self.learner()
+        if learner is None:
+            self.unknown()
+            return
+        allowed = LIVE_METHODS.get(method)
+        if allowed is None:
+            self.refuse(404, ValueError(f"no live call named {method!r}"))
+            return
+        try:
+            body = json.loads(self.request.body or b"{}")
+            args = decode(body.get("args", {})) if isinstance(body, dict) else None
+            if not isinstance(args, dict) or not set(args) <= set(allowed):
+                raise WireError(f"{method} takes {', '.join(allowed) or 'no arguments'}")
+        except (ValueError, WireError) as exc:
+            self.refuse(400, ValueError(f"the request cannot be read: {exc}"))
+            return
+        try:
+            result = await self.service.run_live(learner, method, args)
+        except (ValueError, TypeError) as exc:
+            self.refuse(400, exc)
+            return
+        except StoreError as exc:
+            self.refuse(next(status for kind, status in _STATUS if isinstance(exc, kind)), exc)
+            return
+        self.answer(200, {"result": encode(result)})

@@ -16,7 +16,8 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from scheduler import _errors
+from scheduler import _errors, _live_records
+from scheduler._live_records import LiveAnswers, LiveState
 from scheduler._records import (
     Answer,
     CardState,
@@ -36,13 +37,26 @@ __all__ = ["RECORDS", "WireError", "decode", "encode", "error_of", "error_value"
 
 RECORDS: Mapping[str, type] = {
     kind.__name__: kind
-    for kind in (Answer, CardState, CramReview, DueItems, LogEntry, Merged, Nudge, Review, Settings)
+    for kind in (
+        Answer,
+        CardState,
+        CramReview,
+        DueItems,
+        LiveAnswers,
+        LiveState,
+        LogEntry,
+        Merged,
+        Nudge,
+        Review,
+        Settings,
+    )
 }
 _ENUMS: Mapping[str, Any] = {"Rating": Rating, "State": State}
 _ERRORS: Mapping[str, type[BaseException]] = {
     **{
         name: value
-        for name, value in vars(_errors).items()
+        for module in (_errors, _live_records)
+        for name, value in vars(module).items()
         if isinstance(value, type) and issubclass(value, _errors.StoreError)
     },
     "ValueError": ValueError,
