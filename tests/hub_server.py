@@ -165,6 +165,11 @@ class HubServer:
             self._prepare_home(self.home(name))
         self.config_path.write_text(self._config(proxy) + extra_config, encoding="utf-8")
 
+    def set_environment(self, user: str, name: str, value: str) -> None:
+        """Give `user`'s server `name` = `value` too (before the hub starts it)."""
+        self.users[user][name] = value
+        (self.folder / "users.json").write_text(json.dumps(self.users, indent=2), encoding="utf-8")
+
     def home(self, user: str) -> Path:
         return self.folder / "home" / user
 

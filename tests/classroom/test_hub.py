@@ -3,7 +3,9 @@ Chromium, each gets their own JupyterLab server (a local process). Each learner 
 of lesson 00's quiz; the instructor starts a live review on the projector widget, each learner's `live()`
 widget shows the question (pushed by the widget's background check, no click), each answers, the projector
 counts three answers and reveals, and each learner sees the verdict; the instructor's class report widget,
-read from the class database (a real PostgreSQL), counts all three.
+read from the class database (a real PostgreSQL), counts all three. The learners reach the database through
+the class service (`python -m scheduler.service`, hub-managed, behind the hub's proxy), with nothing but their
+server's token; the instructor with their own role.
 
 Needs JupyterHub (requirements-test.txt), configurable-http-proxy (npm; `.ci/run` installs it on CI), the
 system Chromium with the playwright package, and PostgreSQL: see tests/hub_server.py, tests/browser/ and
@@ -33,7 +35,7 @@ from browser.test_first_day import (
     right_option_name,
 )
 from hub_server import PASSWORD, HubServer, require_hub, write_notebook
-from postgres_server import PostgresServer, learner_password
+from postgres_server import PostgresServer, free_port, learner_password
 
 from course import Question, load_bank
 from course.classroom import class_report, live_questions
@@ -50,29 +52,56 @@ REPORT_CELL = "class_report_view()"
 LIVE_LESSON = "01"
 
 
+SERVICE = "class_service"
+# The class service as a hub-managed service; every user's server token may reach it (docs/classroom.md).
+SERVICE_CONFIG = """
+c.JupyterHub.services = [
+    {{
+        "name": "course",
+        "url": "http://127.0.0.1:{port}",
+        "command": {command!r},
+        "environment": {{"PGPASSWORD": {password!r}}},
+    }},
+]
+c.JupyterHub.load_roles = [{{"name": "user", "scopes": ["self", "access:services!service=course"]}}]
+c.Spawner.server_token_scopes = [
+    "users:activity!user", "access:servers!server", "access:services!service=course"
+]
+"""
+
+
 @pytest.fixture
 def class_urls(postgres_server: PostgresServer) -> dict[str, str]:
-    """A class database: the three learners and the instructor, each with their own role and password."""
+    """A class database: the three learners and the instructor, each with their own role and password (the
+    test reads their rows with them), and the class service's role (``SERVICE``: its URL without password)."""
     database = postgres_server.create_database()
     admin = postgres_server.admin_url(database)
     postgres.install(admin)
     for name in LEARNERS:
         postgres.add_learner(admin, name, password=learner_password(name))
     postgres.add_instructor(admin, INSTRUCTOR, password=learner_password(INSTRUCTOR))
-    return {name: postgres_server.learner_url(database, name) for name in (*LEARNERS, INSTRUCTOR)}
+    postgres.add_service(admin, SERVICE, password=learner_password(SERVICE))
+    urls = {name: postgres_server.learner_url(database, name) for name in (*LEARNERS, INSTRUCTOR)}
+    return {**urls, SERVICE: postgres_server.url(SERVICE, None, database)}
 
 
 @contextlib.contextmanager
 def hub_in_browser(tmp_path: Path, urls: dict[str, str]) -> Iterator[tuple[HubServer, Any]]:
-    """A hub whose learners' servers use the class database as themselves (``COURSE_DB``), each with the quiz
-    notebook in their home; and a Chromium to open one context per learner in.
+    """A hub whose learners' servers reach the class database through the class service, a hub-managed
+    service (their ``COURSE_DB`` is its URL, their token their server's), each with the quiz notebook in
+    their home; the instructor's server uses the database as themselves; and a Chromium to open one context
+    per learner in.
 
     Always cleans up: the browser, then the hub (its users' servers, their kernels and the proxy with it).
     """
     from playwright.sync_api import sync_playwright
 
     everyone = (*LEARNERS, INSTRUCTOR)
-    hub = HubServer(tmp_path / "hub", {name: {"COURSE_DB": urls[name]} for name in everyone})
+    command = [sys.executable, "-m", "scheduler.service", "--db", urls[SERVICE], "--connections", "3"]
+    extra = SERVICE_CONFIG.format(port=free_port(), command=command, password=learner_password(SERVICE))
+    hub = HubServer(tmp_path / "hub", {name: {"COURSE_DB": urls[name]} for name in everyone}, extra)
+    for name in LEARNERS:
+        hub.set_environment(name, "COURSE_DB", hub.url("/services/course/"))
     for name in LEARNERS:
         write_notebook(hub.home(name) / NOTEBOOK, QUIZ_CELL, LIVE_CELL)
     write_notebook(hub.home(INSTRUCTOR) / CLASS_NOTEBOOK, PROJECTOR_CELL, REPORT_CELL)
@@ -184,7 +213,7 @@ def test_three_learners_on_a_hub_quiz_join_a_live_review_and_show_in_the_class_r
         for name, page in pages.items():  # every login first: the hub starts the four servers together
             login(page, hub, name)
         for name in LEARNERS:
-            open_user_notebook(pages[name], hub, name, NOTEBOOK, class_urls[name])
+            open_user_notebook(pages[name], hub, name, NOTEBOOK, hub.url("/services/course/"))
         open_user_notebook(pages[INSTRUCTOR], hub, INSTRUCTOR, CLASS_NOTEBOOK, class_urls[INSTRUCTOR])
         quizzes = {name: show_quiz(pages[name]) for name in LEARNERS}
         for name in LEARNERS:
