@@ -5,9 +5,13 @@ learner the token belongs to, on the service's shared pool (``PostgresStore.serv
 values) answers ``{"result": ...}``, or ``{"error": ...}`` with 400 (arguments refused: ValueError,
 TypeError), 401 (no token, or one the authenticator does not know), 403 (the store refused the learner),
 404 (no such method), 409 (locked), 503 (the database could not be reached: the learner's side keeps the
-answer and sends it later) or 500. ``GET {prefix}api/v1/whoami`` says whose token it is. The learner is
-whoever the token says: nothing in a request names a learner, so no request can reach another's rows.
-The calls run in a thread pool (psycopg is blocking); a learner's store is made once and kept.
+answer and sends it later) or 500. ``GET {prefix}api/v1/whoami`` says whose token it is (and checks the
+schema again). ``POST {prefix}api/v1/snapshot`` opens a snapshot (its reads carry ``"snapshot": id``; ``.../
+snapshot/{id}/end`` ends it; one left open ends after `SNAPSHOT_SECONDS`). ``POST {prefix}api/v1/live/{method}``
+is a learner's side of a live session (`LIVE_METHODS`), a look at a session shared by the class for
+`LIVE_SECONDS`. The learner is whoever the token says: nothing in a request names a learner, so no request
+can reach another's rows. The calls run in a thread pool (psycopg is blocking); a learner's store is made
+once and kept.
 """
 
 from __future__ import annotations
@@ -256,6 +260,15 @@ class ClassService:
                 self._stores.popitem()[1].close()
 
 
+class _Refusal(Exception):
+    """A request refused before any call: its status and the error the answer carries."""
+
+    def __init__(self, status: int, error: BaseException) -> None:
+        super().__init__(str(error))
+        self.status = status
+        self.error = error
+
+
 class _Handler(tornado.web.RequestHandler):
     def initialize(self, service: ClassService) -> None:
         self.service = service
@@ -269,9 +282,6 @@ class _Handler(tornado.web.RequestHandler):
         self.set_header("Cache-Control", "no-store")
         self.finish(json.dumps(body))
 
-    def refuse(self, status: int, error: BaseException) -> None:
-        self.answer(status, {"error": error_value(error)})
-
     async def learner(self) -> str | None:
         """Whose token the request carries (``Authorization: token …`` or ``Bearer …``), or None."""
         header = self.request.headers.get("Authorization", "")
@@ -280,113 +290,91 @@ class _Handler(tornado.web.RequestHandler):
             return None
         return await self.service.authenticate(token.strip())
 
-    def unknown(self) -> None:
-        self.refuse(401, StoreAccessError(self.request.path, "open", "no valid JupyterHub token was sent"))
+    async def serve(self, work: Callable[[str], Awaitable[Mapping[str, Any]]]) -> None:
+        """Answer with what ``work`` gives for the token's learner, or the refusal, in its status."""
+        learner = await self.learner()
+        if learner is None:
+            error = StoreAccessError(self.request.path, "open", "no valid JupyterHub token was sent")
+            self.answer(401, {"error": error_value(error)})
+            return
+        try:
+            body = await work(learner)
+        except _Refusal as refusal:
+            self.answer(refusal.status, {"error": error_value(refusal.error)})
+        except (ValueError, TypeError) as exc:
+            self.answer(400, {"error": error_value(exc)})
+        except StoreError as exc:
+            status = next(code for kind, code in _STATUS if isinstance(exc, kind))
+            self.answer(status, {"error": error_value(exc)})
+        else:
+            self.answer(200, body)
+
+    def body(self, method: str, allowed: tuple[str, ...] | None) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The request's JSON and the call's arguments, when ``method`` is a call (``allowed``: its
+        arguments) and they are its; a refusal otherwise."""
+        if allowed is None:
+            raise _Refusal(404, ValueError(f"no call named {method!r}"))
+        try:
+            body = json.loads(self.request.body or b"{}")
+            args = decode(body.get("args", {})) if isinstance(body, dict) else None
+            if not isinstance(args, dict) or not set(args) <= set(allowed):
+                raise WireError(f"{method} takes {', '.join(allowed) or 'no arguments'}")
+        except (ValueError, WireError) as exc:
+            raise _Refusal(400, ValueError(f"the request cannot be read: {exc}")) from None
+        return body, args
 
 
 class _WhoHandler(_Handler):
     async def get(self) -> None:
         """Whose token it is, the schema checked (a kernel opening its store asks this first)."""
-        learner = await self.learner()
-        if learner is None:
-            self.unknown()
-            return
-        try:
+
+        async def who(learner: str) -> Mapping[str, Any]:
             await self.service.opening(learner)
-        except StoreError as exc:
-            self.refuse(next(status for kind, status in _STATUS if isinstance(exc, kind)), exc)
-            return
-        self.answer(200, {"learner": learner})
+            return {"learner": learner}
+
+        await self.serve(who)
 
 
 class _StoreHandler(_Handler):
     async def post(self, method: str) -> None:
-        learner = await self.learner()
-        if learner is None:
-            self.unknown()
-            return
-        allowed = METHODS.get(method)
-        if allowed is None:
-            self.refuse(404, ValueError(f"no call named {method!r}"))
-            return
-        try:
-            body = json.loads(self.request.body or b"{}")
-            args = decode(body.get("args", {})) if isinstance(body, dict) else None
-            if not isinstance(args, dict) or not set(args) <= set(allowed):
-                raise WireError(f"{method} takes {', '.join(allowed) or 'no arguments'}")
-        except (ValueError, WireError) as exc:
-            self.refuse(400, ValueError(f"the request cannot be read: {exc}"))
-            return
-        key = body.get("snapshot")
-        snapshot = None if key is None else self.service.snapshot(learner, str(key))
-        if key is not None and snapshot is None:
-            self.refuse(400, ValueError("that snapshot is not open (it ended, or was open too long)"))
-            return
-        if snapshot is not None and method not in READS:
-            self.refuse(400, RuntimeError("cannot write inside a snapshot; write after the block ends"))
-            return
-        try:
-            if snapshot is not None:
-                result = await snapshot.read(method, args)
-            else:
-                result = await self.service.run(learner, method, args)
-        except (ValueError, TypeError) as exc:
-            self.refuse(400, exc)
-            return
-        except StoreError as exc:
-            self.refuse(next(status for kind, status in _STATUS if isinstance(exc, kind)), exc)
-            return
-        self.answer(200, {"result": encode(result)})
+        async def call(learner: str) -> Mapping[str, Any]:
+            body, args = self.body(method, METHODS.get(method))
+            key = body.get("snapshot")
+            if key is None:
+                return {"result": encode(await self.service.run(learner, method, args))}
+            snapshot = self.service.snapshot(learner, str(key))
+            if snapshot is None:
+                raise _Refusal(400, ValueError("that snapshot is not open (it ended, or was open too long)"))
+            if method not in READS:
+                raise _Refusal(
+                    400, RuntimeError("cannot write inside a snapshot; write after the block ends")
+                )
+            return {"result": encode(await snapshot.read(method, args))}
 
-
-class _SnapshotHandler(_Handler):
-    async def post(self) -> None:
-        learner = await self.learner()
-        if learner is None:
-            self.unknown()
-            return
-        try:
-            key = await self.service.begin_snapshot(learner)
-        except StoreError as exc:
-            self.refuse(next(status for kind, status in _STATUS if isinstance(exc, kind)), exc)
-            return
-        self.answer(200, {"snapshot": key})
-
-
-class _SnapshotEndHandler(_Handler):
-    async def post(self, key: str) -> None:
-        learner = await self.learner()
-        if learner is None:
-            self.unknown()
-            return
-        await self.service.end_snapshot(learner, key)
-        self.answer(200, {"ended": key})
+        await self.serve(call)
 
 
 class _LiveHandler(_Handler):
     async def post(self, method: str) -> None:
-        learner = await self.learner()
-        if learner is None:
-            self.unknown()
-            return
-        allowed = LIVE_METHODS.get(method)
-        if allowed is None:
-            self.refuse(404, ValueError(f"no live call named {method!r}"))
-            return
-        try:
-            body = json.loads(self.request.body or b"{}")
-            args = decode(body.get("args", {})) if isinstance(body, dict) else None
-            if not isinstance(args, dict) or not set(args) <= set(allowed):
-                raise WireError(f"{method} takes {', '.join(allowed) or 'no arguments'}")
-        except (ValueError, WireError) as exc:
-            self.refuse(400, ValueError(f"the request cannot be read: {exc}"))
-            return
-        try:
-            result = await self.service.run_live(learner, method, args)
-        except (ValueError, TypeError) as exc:
-            self.refuse(400, exc)
-            return
-        except StoreError as exc:
-            self.refuse(next(status for kind, status in _STATUS if isinstance(exc, kind)), exc)
-            return
-        self.answer(200, {"result": encode(result)})
+        async def call(learner: str) -> Mapping[str, Any]:
+            _, args = self.body(method, LIVE_METHODS.get(method))
+            return {"result": encode(await self.service.run_live(learner, method, args))}
+
+        await self.serve(call)
+
+
+class _SnapshotHandler(_Handler):
+    async def post(self) -> None:
+        async def begin(learner: str) -> Mapping[str, Any]:
+            return {"snapshot": await self.service.begin_snapshot(learner)}
+
+        await self.serve(begin)
+
+
+class _SnapshotEndHandler(_Handler):
+    async def post(self, key: str) -> None:
+        async def end(learner: str) -> Mapping[str, Any]:
+            await self.service.end_snapshot(learner, key)
+            return {"ended": key}
+
+        await self.serve(end)
