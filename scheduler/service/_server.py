@@ -1,17 +1,16 @@
 """The class service's HTTP side: each request, authenticated by a token, runs one ``Storage`` call as the
 learner the token belongs to, on the service's shared pool (``PostgresStore.serving``).
 
-``POST {prefix}api/v1/store/{method}`` with ``{"args": {...}}`` (the call's keyword arguments, `_wire`
-values) answers ``{"result": ...}``, or ``{"error": ...}`` with 400 (arguments refused: ValueError,
-TypeError), 401 (no token, or one the authenticator does not know), 403 (the store refused the learner),
-404 (no such method), 409 (locked), 503 (the database could not be reached: the learner's side keeps the
-answer and sends it later) or 500. ``GET {prefix}api/v1/whoami`` says whose token it is (and checks the
-schema again). ``POST {prefix}api/v1/snapshot`` opens a snapshot (its reads carry ``"snapshot": id``; ``.../
-snapshot/{id}/end`` ends it; one left open ends after `SNAPSHOT_SECONDS`). ``POST {prefix}api/v1/live/{method}``
-is a learner's side of a live session (`LIVE_METHODS`), a look at a session shared by the class for
-`LIVE_SECONDS`. The learner is whoever the token says: nothing in a request names a learner, so no request
-can reach another's rows. The calls run in a thread pool (psycopg is blocking); a learner's store is made
-once and kept.
+``POST {prefix}api/v1/store/{method}`` with ``{"args": {...}}`` (the call's keyword arguments, `_wire` values)
+answers ``{"result": ...}``, or ``{"error": ...}`` with 400 (arguments refused: ValueError, TypeError), 401
+(no token, or one the authenticator does not know), 403 (the store refused the learner), 404 (no such method),
+409 (locked), 503 (the database could not be reached: the learner's side keeps the answer and sends it later)
+or 500. ``GET {prefix}api/v1/whoami`` says whose token it is (and checks the schema again). ``POST
+{prefix}api/v1/snapshot`` opens a snapshot (its reads carry ``"snapshot": id``; ``.../snapshot/{id}/end`` ends
+it; one left open ends after `SNAPSHOT_SECONDS`). ``POST {prefix}api/v1/live/{method}`` is a learner's side of
+a live session (`LIVE_METHODS`), a look at a session shared by the class for `LIVE_SECONDS`. The learner is
+whoever the token says: nothing in a request names a learner, so no request can reach another's rows. The
+calls run in a thread pool (psycopg is blocking); a learner's store is made once and kept.
 """
 
 from __future__ import annotations
