@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 from course.bank import LETTERS, Bank, Kind, Presentation, Question, answer_text
 from course.classroom._class_review import ClassReview, Tally
 from course.progress import SERVICE_SCHEMES, learner_url, server_url
+from scheduler import StoreError
 
 if TYPE_CHECKING:  # psycopg: only for a class database, and only the types here
     from scheduler.postgres import LiveRoom, LiveState
@@ -50,6 +51,7 @@ __all__ = [
     "code_answer",
     "code_tally_text",
     "counted",
+    "instructor_url",
     "is_right",
     "layout_text",
     "live_questions",
@@ -85,6 +87,18 @@ def class_url(db: str | None = None) -> str | None:
     return None if url is None else learner_url(url)
 
 
+def instructor_url(url: str) -> str:
+    """`url`, unless it is a class service's: the service acts for learners only, and an instructor's
+    projector or class report needs the database itself (a StoreError says so)."""
+    if url.startswith(SERVICE_SCHEMES):
+        raise StoreError(
+            url,
+            f"{url} is the class service, which acts for learners only: the projector and the class report "
+            "need the class database's own URL, postgresql://INSTRUCTOR@HOST/course, in COURSE_DB or --db",
+        )
+    return url
+
+
 def open_room(url: str) -> LiveRoom:
     """A `scheduler.postgres.LiveRoom` on the class database at `url` (a ``StoreError`` if it cannot be
     used). Through a class service (an ``https://`` URL), the learner's side of it
@@ -93,6 +107,7 @@ def open_room(url: str) -> LiveRoom:
     if url.startswith(SERVICE_SCHEMES):
         from scheduler.service import RemoteLiveRoom
 
+        # the learner's side only (what live() calls): the projector opens `instructor_url`s only
         return RemoteLiveRoom.open(url, os.environ.get("JUPYTERHUB_API_TOKEN", ""))  # type: ignore[return-value]
     from scheduler.postgres import LiveRoom as Room  # psycopg: only for a class database
 

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import TextIO
 
 from course.bank import Bank
-from course.classroom import class_report, class_report_lines
-from course.progress import ProgressFileError, read_progress
+from course.classroom import class_report, class_report_lines, instructor_url
+from course.progress import SERVICE_SCHEMES, ProgressFileError, read_progress
 from course.terminal.exits import EXIT_OK, EXIT_STORE, EXIT_USAGE
 from scheduler import Answer, Store, StoreError
 
@@ -61,6 +61,12 @@ def _from_server(
     args: argparse.Namespace, bank: Bank, out: TextIO, err: TextIO, at: datetime, tz: tzinfo
 ) -> int:
     url = args.db or os.environ.get("COURSE_DB", "")
+    if url.startswith(SERVICE_SCHEMES):
+        try:
+            instructor_url(url)
+        except StoreError as problem:
+            err.write(f"{problem}\n")
+            return EXIT_USAGE
     if not url.startswith(SERVER_SCHEMES):
         err.write(
             "class-report needs the learners' progress files (python -m course export-progress FILE, one per "
@@ -70,7 +76,7 @@ def _from_server(
     from scheduler.postgres import class_records  # psycopg: only for a class database
 
     try:
-        records = class_records(url)
+        records = class_records(instructor_url(url))
     except StoreError as problem:
         err.write(f"{problem}\n")
         return EXIT_STORE

@@ -25,6 +25,7 @@ from course.classroom import (
     QuestionRow,
     class_report,
     class_url,
+    instructor_url,
     section_link,
 )
 from course.lessons import lesson_title
@@ -121,7 +122,7 @@ class ClassReportWidget:
         from scheduler.postgres import class_records  # psycopg: only for a class database
 
         assert self.url is not None
-        return class_records(self.url)
+        return class_records(instructor_url(self.url))
 
 
 _STYLE = (

@@ -32,6 +32,7 @@ from course.classroom import (
     class_url,
     code_tally_text,
     counted,
+    instructor_url,
     layout_text,
     live_questions,
     open_room,
@@ -194,7 +195,7 @@ class LiveProjectorWidget:
     def _room(self) -> LiveRoom:
         if self.room is None:
             assert self.url is not None
-            self.room = open_room(self.url)
+            self.room = open_room(instructor_url(self.url))
         return self.room
 
     def _problem(self, err: StoreError) -> None:

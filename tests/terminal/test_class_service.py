@@ -105,3 +105,12 @@ def test_an_answer_given_while_the_service_is_down_waits_and_is_sent(klass: Klas
         again.start()
         assert [note for note in again.notes() if "sent" in note]
     assert klass.answers() == [(first, Rating.GOOD), (second, Rating.EASY)]
+
+
+def test_the_class_report_asks_for_the_database_itself_not_the_service(klass: Klass) -> None:
+    status, out, err = run("class-report", "--db", klass.thread.url)
+    assert (status, out) == (2, "")
+    assert err == (
+        f"{klass.thread.url} is the class service, which acts for learners only: the projector and the class "
+        "report need the class database's own URL, postgresql://INSTRUCTOR@HOST/course, in COURSE_DB or --db\n"
+    )
