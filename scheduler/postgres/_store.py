@@ -478,18 +478,10 @@ class PostgresStore:
 
     def nudges(self, start: datetime | None = None, end: datetime | None = None) -> list[Nudge]:
         """The learner's nudges made at ``start <= nudged_at < end`` (either bound optional), in order."""
-        where = [_MINE]
-        parameters: list[object] = []
-        if start is not None:
-            where.append("nudged_at >= %s")
-            parameters.append(to_ms(require_aware(start, "start")))
-        if end is not None:
-            where.append("nudged_at < %s")
-            parameters.append(to_ms(require_aware(end, "end")))
+        where, parameters = _mine_between("nudged_at", start, end)
         rows = self._read(
-            f"SELECT item_id, nudged_at, due, reason FROM {SCHEMA}.nudge_log "
-            f"WHERE {' AND '.join(where)} ORDER BY id",
-            tuple(parameters),
+            f"SELECT item_id, nudged_at, due, reason FROM {SCHEMA}.nudge_log WHERE {where} ORDER BY id",
+            parameters,
         )
         return [Nudge(item_id, from_ms(at), from_ms(due), reason) for item_id, at, due, reason in rows]
 
@@ -648,18 +640,11 @@ class PostgresStore:
 
     def answers(self, start: datetime | None = None, end: datetime | None = None) -> list[Answer]:
         """Scheduled answers with ``start <= reviewed_at < end`` (either bound optional), in log order."""
-        where = [_MINE]
-        parameters: list[object] = []
-        if start is not None:
-            where.append("reviewed_at >= %s")
-            parameters.append(to_ms(require_aware(start, "start")))
-        if end is not None:
-            where.append("reviewed_at < %s")
-            parameters.append(to_ms(require_aware(end, "end")))
+        where, parameters = _mine_between("reviewed_at", start, end)
         rows = self._read(
-            f"SELECT item_id, reviewed_at, rating, state_before FROM {SCHEMA}.review_log "
-            f"WHERE {' AND '.join(where)} ORDER BY seq",
-            tuple(parameters),
+            f"SELECT item_id, reviewed_at, rating, state_before FROM {SCHEMA}.review_log WHERE {where} "
+            "ORDER BY seq",
+            parameters,
         )
         return [
             Answer(item_id, from_ms(at), RATINGS[rating], STATES[state])
@@ -670,3 +655,19 @@ class PostgresStore:
         return dict(
             self._read(f"SELECT item_id, COUNT(*) FROM {SCHEMA}.review_log WHERE {_MINE} GROUP BY item_id")
         )
+
+
+def _mine_between(
+    column: str, start: datetime | None, end: datetime | None
+) -> tuple[str, tuple[object, ...]]:
+    """The learner's rows with ``start <= column < end`` (either bound optional): a WHERE clause and its
+    values."""
+    where = [_MINE]
+    parameters: list[object] = []
+    if start is not None:
+        where.append(f"{column} >= %s")
+        parameters.append(to_ms(require_aware(start, "start")))
+    if end is not None:
+        where.append(f"{column} < %s")
+        parameters.append(to_ms(require_aware(end, "end")))
+    return " AND ".join(where), tuple(parameters)
