@@ -111,6 +111,7 @@ def test_the_class_report_asks_for_the_database_itself_not_the_service(klass: Kl
     status, out, err = run("class-report", "--db", klass.thread.url)
     assert (status, out) == (2, "")
     assert err == (
-        f"{klass.thread.url} is the class service, which acts for learners only: the projector and the class "
-        "report need the class database's own URL, postgresql://INSTRUCTOR@HOST/course, in COURSE_DB or --db\n"
+        f"{klass.thread.url} is the class service, which acts for learners only: the projector and the "
+        "class report need the class database's own URL, postgresql://INSTRUCTOR@HOST/course, in COURSE_DB "
+        "or --db\n"
     )
