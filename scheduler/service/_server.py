@@ -227,7 +227,10 @@ class ClassService:
         result = getattr(LiveRoom.serving(self.pool, learner), method)(**args)
         if shared:
             self.looks_read += 1
-            self._looks[key] = (time.monotonic(), result)
+            now = time.monotonic()
+            for stale in [k for k, (when, _) in self._looks.items() if now - when >= LIVE_SECONDS]:
+                self._looks.pop(stale, None)  # ended sessions' looks do not pile up
+            self._looks[key] = (now, result)
         return result
 
     async def run_live(self, learner: str, method: str, args: Mapping[str, Any]) -> Any:
