@@ -20,6 +20,7 @@ so that such a mistake brings the card back. A code card's own grading is `muted
 
 from __future__ import annotations
 
+from course.checkers._apart import run_code_limited
 from course.checkers._attention import (
     check_attention,
     check_channels_first_attention,
@@ -87,7 +88,7 @@ from course.checkers._masks import (
     check_prefix_lm_mask,
 )
 from course.checkers._mistakes import MISTAKES, Mistake, mistake_in
-from course.checkers._running import CodeVerdict, run_code, run_code_limited
+from course.checkers._running import CodeVerdict, run_code
 from course.checkers._self_attention import (
     check_positional_encoding,
     check_relative_attention,

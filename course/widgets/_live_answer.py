@@ -9,10 +9,11 @@ with the explanation. It looks at the class database every second (`Poller`). Li
 from the learner's schedule.
 
 A code question shows a code box (`course.widgets._code`, the starter code in it): "Run and check" runs the
-code here, in the learner's kernel, by the card's checker (`course.checkers.run_code`, `CODE_SECONDS`), and
-shows the checker's sentence; only what `course.classroom.code_answer` makes of the verdict is sent (a number:
-passed, which of the card's named mistakes, or another), never the code. The learner may change the code and
-run it again until the reveal, which shows the worked solution.
+code apart from the learner's kernel, by the card's checker (`course.checkers.run_code_limited`, within
+`CODE_SECONDS` and `CODE_MEMORY`), and shows the checker's sentence (a syntax error is shown and sends
+nothing); only what `course.classroom.code_answer` makes of the verdict is sent (a number: passed, which of
+the card's named mistakes, or another), never the code. The learner may change the code and run it again until
+the reveal, which shows the worked solution.
 
 When the class database cannot be reached (or does not answer within its deadline), an answer is kept in the
 widget and sent at the next look that reaches it; the learner is told both times, and told if the question
@@ -374,11 +375,10 @@ class LiveAnswerWidget:
         self.code.show(code)
         self.code.disable()  # while it runs
         try:
-            from course.checkers import run_code  # numpy and the checkers: only once code is run
-            from course.widgets._panel import CODE_SECONDS  # read as the code runs: the tests change it
+            from course.widgets._panel import run_learner_code
 
-            verdict = run_code(code, function, checker, seconds=CODE_SECONDS)
-        except KeyboardInterrupt:  # Kernel → Interrupt (where no timer could stop it): nothing to send
+            verdict = run_learner_code(code, question)
+        except KeyboardInterrupt:  # Kernel → Interrupt: nothing to send
             self._not_run(
                 "<p><b>Your code was stopped</b> before it finished (the kernel was interrupted). Nothing "
                 "was sent: change it and run it again.</p>"
@@ -393,6 +393,10 @@ class LiveAnswerWidget:
             return
         if self.code is None or self.revealed or not _same_question(self.state, state):
             return  # the question closed while the code ran: nothing to send
+        if verdict.retry:  # a syntax error: a slip of the keys
+            sentence = html.escape(verdict.sentence.removeprefix("✗").strip())
+            self._not_run(f"<p><b>✗ {sentence}</b> Nothing was sent: fix it and run it again.</p>")
+            return
         self.code.box.disabled = self.code.button.disabled = False  # it may be changed until the reveal
         self.sentence = verdict.sentence.strip()
         self.feedback.value = _verdict_html(self.sentence)

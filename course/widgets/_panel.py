@@ -7,9 +7,11 @@ is saved exactly once, as soon as its rating is known: a wrong auto-graded answe
 check" (it can only be Again), a right one on "Next" (Good unless the learner picked Hard or Easy: the log
 is append-only, so it waits for the final rating, and the hint above the ratings says so), a recall answer
 when a rating button is pressed. What happened to the last answer stays in view under the next question, or
-under the summary after the last one. A code answer is run in this process, the notebook's kernel
-(`course.checkers.run_code`), and graded by its card's checker: right or wrong as the auto-graded kinds, the
-checker's sentence said, and a worked solution shown after the attempt. How it looks and behaves in the
+under the summary after the last one. A code answer is run apart from the kernel, in a process limited to
+`CODE_SECONDS` and `CODE_MEMORY` (`course.checkers.run_code_limited`, on whatever thread the widget's callback
+runs), and graded by its card's checker: right or wrong as the auto-graded kinds, the checker's sentence said,
+and a worked solution shown after the attempt. A syntax error is shown with its line and saves nothing (a slip
+of the keys, not a lapse of memory): the learner fixes it and runs it again. How it looks and behaves in the
 browser is `course.widgets._chrome`.
 """
 
@@ -21,6 +23,7 @@ import random
 from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta, tzinfo
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 import ipywidgets as widgets
 
@@ -67,9 +70,29 @@ from course.widgets._texts import (
 from course.widgets._typed import TypedAnswer
 from scheduler import Rating
 
-__all__ = ["CODE_SECONDS", "CONTROLS", "QuestionPanel", "option_rows"]
+if TYPE_CHECKING:
+    from course.checkers import CodeVerdict
 
-CODE_SECONDS = 10.0  # a learner's code still running after this long is stopped and said to be (run_code)
+__all__ = ["CODE_MEMORY", "CODE_SECONDS", "CONTROLS", "QuestionPanel", "option_rows"]
+
+CODE_SECONDS = 10.0  # a learner's code still running after this long is stopped and said to be
+CODE_MEMORY = 1 << 30  # ... and one that holds more memory than this (run_code_limited)
+
+
+def run_learner_code(code: str, question: Question) -> CodeVerdict:
+    """Grade `code`, a learner's answer to code question `question`, apart from the kernel, within
+    `CODE_SECONDS` and `CODE_MEMORY` (read as it runs: the tests change them)."""
+    from course.checkers import run_code_limited  # numpy and the checkers: only once code is run
+
+    assert question.function is not None and question.checker is not None  # a code question's own
+    return run_code_limited(
+        code,
+        question.function,
+        question.checker,
+        seconds=CODE_SECONDS,
+        memory_bytes=CODE_MEMORY,
+        starter=question.starter,
+    )
 
 
 class QuestionPanel:
@@ -286,7 +309,7 @@ class QuestionPanel:
 
     def _on_run(self, code: str) -> None:
         """Run `code`, the text in the code box when Shift+Enter or "Run and check" was pressed, and grade it
-        by the question's checker (`course.checkers.run_code`: never a traceback, one sentence)."""
+        by the question's checker (`course.checkers.run_code_limited`: never a traceback, one sentence)."""
         question = self.question
         if question is None or self.answered_at is not None or self.code is None:
             return
@@ -295,11 +318,10 @@ class QuestionPanel:
         self.answered_at = self._now()  # the learner's time ends here, not after the code has run
         self.code.show(code)
         self.code.disable()
+        self.notice.value = "<p>Running your code…</p>"
         try:
-            from course.checkers import run_code  # numpy and the checkers: only once code is run
-
-            result = run_code(code, function, checker, seconds=CODE_SECONDS)
-        except KeyboardInterrupt:  # Kernel → Interrupt (where no timer could stop it): not an answer
+            result = run_learner_code(code, question)
+        except KeyboardInterrupt:  # Kernel → Interrupt: not an answer
             self._not_run(
                 "<p><b>Your code was stopped</b> before it finished (the kernel was interrupted). Nothing "
                 "was saved: change it and run it again.</p>"
@@ -311,6 +333,10 @@ class QuestionPanel:
                 f"<p><b>✗ Could not run your code</b> ({detail}). Nothing was saved. This is a bug in the "
                 "course: please report it with this message.</p>"
             )
+            return
+        if result.retry:  # a syntax error: a slip of the keys, not a lapse of memory
+            sentence = html.escape(result.sentence.removeprefix("✗").strip())
+            self._not_run(f"<p><b>✗ {sentence}</b> Nothing was saved: fix it and run it again.</p>")
             return
         verdict = Verdict(result.ok, solution, code)
         sentence = html.escape(result.sentence.strip().removeprefix("✓").removeprefix("✗").strip())

@@ -252,31 +252,59 @@ def test_the_code_sent_is_graded_not_a_stale_box_value(bank: Bank, db: Path, clo
 @pytest.mark.parametrize(
     ("typed", "said"),
     [
-        ("def causal_mask(t):\n    return (\n", "Your code has a syntax error on line 2"),
         (
             "def mask(t):\n    return np.tri(t, dtype=bool)\n",
             "Your code defines no function named causal_mask.",
         ),
         ("", "Your code defines no function named causal_mask."),
+        ("def causal_mask(t):\n    ...\n", "You sent the starter unchanged."),
+        (
+            "def causal_mask(t):\n    raise NotImplementedError\n",
+            "Your causal_mask is not written yet: it raises NotImplementedError.",
+        ),
+        (
+            "from course.attention import causal_mask\n",
+            "Write it yourself: your code imports course.attention, the course&#x27;s own code, and a card "
+            "asks for yours, from memory (np and math are there already).",
+        ),
     ],
+    ids=["no such function", "empty", "the starter", "a stub", "the course's own code"],
 )
 def test_code_that_cannot_be_judged_is_wrong_with_one_sentence(
     bank: Bank, db: Path, clock: Clock, typed: str, said: str
 ) -> None:
     widget = make_review(bank, db, clock)
     type_and_send(widget, typed)
-    assert widget.feedback.value.startswith(f"<p><b>✗ Not quite:</b> {said}")
+    assert widget.feedback.value.startswith(f"<p><b>✗ Not quite:</b> {said}</p>")
     assert "Traceback" not in widget.feedback.value
     assert [rating for _item, rating, *_ in saved(db)] == [Rating.AGAIN]
+
+
+def test_a_syntax_error_is_shown_with_its_line_and_saves_nothing_until_fixed(
+    bank: Bank, db: Path, clock: Clock
+) -> None:
+    widget = make_review(bank, db, clock)
+    type_and_send(widget, "def causal_mask(t):\n    return (\n")
+    assert widget.notice.value == (
+        "<p><b>✗ Your code has a syntax error on line 2: &#x27;(&#x27; was never closed.</b> Nothing was "
+        "saved: fix it and run it again.</p>"
+    )
+    code = widget.code
+    assert code is not None and not code.box.disabled and not code.button.disabled
+    assert widget.answered_at is None and widget.feedback.value == "" and saved(db) == []
+    type_and_send(widget, RIGHT, count=2)  # fixed: judged and saved as any answer
+    assert widget.verdict is not None and widget.verdict.right and widget.notice.value == ""
+    widget.next_button.click()
+    assert [rating for _item, rating, *_ in saved(db)] == [Rating.GOOD]
 
 
 def test_a_runner_that_fails_saves_nothing_and_lets_the_learner_try_again(
     bank: Bank, db: Path, clock: Clock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def broken(code: str, function: str, checker: str, seconds: float | None = None) -> CodeVerdict:
+    def broken(code: str, function: str, checker: str, **limits: object) -> CodeVerdict:
         raise RuntimeError("the runner broke")
 
-    monkeypatch.setattr(course.checkers, "run_code", broken)
+    monkeypatch.setattr(course.checkers, "run_code_limited", broken)
     widget = make_review(bank, db, clock)
     type_and_send(widget, RIGHT)
     assert widget.notice.value == (
@@ -296,10 +324,10 @@ def test_a_runner_that_fails_saves_nothing_and_lets_the_learner_try_again(
 def test_code_stopped_by_an_interrupt_is_not_an_answer(
     bank: Bank, db: Path, clock: Clock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def interrupted(code: str, function: str, checker: str, seconds: float | None = None) -> CodeVerdict:
+    def interrupted(code: str, function: str, checker: str, **limits: object) -> CodeVerdict:
         raise KeyboardInterrupt  # Kernel → Interrupt while `while True: pass` runs
 
-    monkeypatch.setattr(course.checkers, "run_code", interrupted)
+    monkeypatch.setattr(course.checkers, "run_code_limited", interrupted)
     widget = make_review(bank, db, clock)
     type_and_send(widget, "def causal_mask(t):\n    while True:\n        pass\n")
     assert widget.notice.value == (
@@ -356,6 +384,26 @@ def test_every_code_card_of_the_course_shows_its_starter_and_its_solution_is_rig
         assert widget.verdict is not None and widget.verdict.right, (card.id, widget.feedback.value)
         widget.next_button.click()
     assert [rating for _item, rating, *_ in saved(db)] == [Rating.GOOD] * len(cards)
+
+
+def test_a_loop_sent_from_another_thread_is_stopped_and_the_review_goes_on(
+    bank: Bank, db: Path, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """JupyterLab 4.6 runs a widget's callback on a kernel subshell thread, where no signal can reach."""
+    import threading
+
+    monkeypatch.setattr(course.widgets._panel, "CODE_SECONDS", 0.5)
+    widget = make_review(bank, db, clock)
+    sender = threading.Thread(target=type_and_send, args=(widget, "while True: pass\n"))
+    sender.start()
+    sender.join(timeout=60)
+    assert not sender.is_alive()
+    assert widget.feedback.value.startswith(
+        "<p><b>✗ Not quite:</b> Your code ran for more than 0.5 seconds: it was stopped.</p>"
+    )
+    assert [rating for _item, rating, *_ in saved(db)] == [Rating.AGAIN]
+    widget.next_button.click()
+    assert widget.code is not None and widget.code.box.value == "def double(x):\n    ...\n"
 
 
 def test_code_that_runs_too_long_is_stopped_and_wrong(

@@ -418,13 +418,14 @@ def test_a_code_card_live_sends_only_passed_or_the_mistake_never_the_code(urls: 
     assert text(ben.notice).startswith(
         "Sent: not passed: causal mask: aligned top-left, not bottom-right (your"
     )
-    cy.answer_code(NOT_CODE)
-    assert text(cy.feedback) == "✗ Not quite: Your code has a syntax error on line 2: '(' was never closed."
-    screen.refresh()
-    assert text(screen.tally) == "3 answered · 1 of 3 passed"
-    assert text(screen.bars) == (
-        "passed 1 causal mask: aligned top-left, not bottom-right 1 other mistakes 1"
+    cy.answer_code(NOT_CODE)  # a slip of the keys: shown, and nothing sent
+    assert text(cy.notice) == (
+        "✗ Your code has a syntax error on line 2: '(' was never closed. Nothing was sent: fix it and run it "
+        "again."
     )
+    screen.refresh()
+    assert text(screen.tally) == "2 answered · 1 of 2 passed"
+    assert text(screen.bars) == "passed 1 causal mask: aligned top-left, not bottom-right 1"
     cy.answer_code(TOP_LEFT)  # cy fixed the syntax, and made ben's mistake
     screen.refresh()
     assert _bar_counts(screen) == [1, 2]
@@ -487,10 +488,10 @@ def test_a_learners_code_that_cannot_run_sends_nothing(
     screen.start()
     ana = learner(urls["ana"])
 
-    def interrupted(code: str, function: str, checker: str, seconds: float | None = None) -> Any:
+    def interrupted(code: str, function: str, checker: str, **limits: Any) -> Any:
         raise KeyboardInterrupt  # Kernel → Interrupt
 
-    monkeypatch.setattr(course.checkers, "run_code", interrupted)
+    monkeypatch.setattr(course.checkers, "run_code_limited", interrupted)
     ana.answer_code(TOP_LEFT)
     assert text(ana.notice) == (
         "Your code was stopped before it finished (the kernel was interrupted). Nothing was sent: change it "
