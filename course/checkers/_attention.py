@@ -346,6 +346,8 @@ def check_channels_first_attention(fn: Callable[..., Any]) -> CheckResult:
             CF_WIDTH_FIX,
         )
         mistakes.append((np.swapaxes(out, -1, -2), CF_OUTPUT_LAYOUT))
+        unscaled = _channels_first(q, k, v, scale=1.0)[1]  # (..., T_q, T_k)
+        mistakes.append((v @ np.swapaxes(unscaled / math.sqrt(d_k), -1, -2), SCALED_AFTER))
         scores = np.swapaxes(q, -1, -2) @ k / math.sqrt(d_k)  # (..., T_q, T_k)
         if t_q > 1:
             over_queries = v @ np.swapaxes(softmax(scores, axis=-2), -1, -2)  # (..., d_v, T_q)

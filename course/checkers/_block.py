@@ -197,6 +197,11 @@ def check_layer_norm_backward(fn: Callable[..., Any]) -> CheckResult:
         def row_mean(a: Array) -> Array:
             return a.mean(axis=-1, keepdims=True)  # type: ignore[no-any-return]
 
+        def through_all(x_hat: Array, sigma: Array) -> Array:
+            """The right formula, from a wrong x̂ or sigma: the forward pass's mistakes carried back."""
+            return (g - row_mean(g) - x_hat * row_mean(g * x_hat)) / sigma
+
+        variance = x.var(axis=-1, keepdims=True) + eps  # (..., 1): sigma without its square root
         mistakes = (
             (g / sigma, LNB_STATS_CONSTANT),
             ((g - x_hat * row_mean(g * x_hat)) / sigma, LNB_NO_MEAN_TERM),
@@ -204,6 +209,8 @@ def check_layer_norm_backward(fn: Callable[..., Any]) -> CheckResult:
             (layer_norm_backward(x, np.ones(d), grad_out, eps), LNB_NO_GAMMA),
             ((g - d * row_mean(g) - x_hat * d * row_mean(g * x_hat)) / sigma, LNB_SUM_NOT_MEAN),
             (layer_norm_backward(x, gamma, grad_out, eps, ddof=1), LNB_UNBIASED),
+            (through_all(x / sigma, sigma), LN_NO_MEAN),
+            (through_all((x - mean) / variance, variance), LN_NO_SQRT),
         )
         return Case(
             name, (x, gamma, grad_out, eps), layer_norm_backward(x, gamma, grad_out, eps), mistakes=mistakes
@@ -262,6 +269,10 @@ DROPOUT_MISSING = (
 DROPOUT_ON_OUTPUT = (
     "dropout is applied to the output; apply it to the attention weights, after the softmax and before they "
     "multiply V"
+)
+DROPOUT_BEFORE_SOFTMAX = (
+    "dropout is applied before the softmax (to the scores, or to what they are computed from), so no weight "
+    "is dropped; apply it to the attention weights, after the softmax and before they multiply V"
 )
 DROPOUT_NOT_RETURNED = (
     "the weights returned in train mode have no dropout; return the weights after dropout, those that "
@@ -451,6 +462,8 @@ def _check_dropout(cls: Callable[..., Any], spec: _Spec) -> None:
         raise Problem(DROPOUT_MISSING)
     allowed = eval_weights > 1e-6
     if not (weights[allowed] == 0.0).any():
+        if not _close(weights, eval_weights):  # changed by dropout, yet none dropped: before the softmax
+            raise Problem(DROPOUT_BEFORE_SOFTMAX)
         raise Problem(DROPOUT_NOT_RETURNED)
     kept = allowed & (weights != 0.0)
     if not np.allclose(weights[kept], 2.0 * eval_weights[kept], rtol=1e-6):

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -49,7 +49,7 @@ from course.checkers._masks import (
     PADDING_TRANSPOSED,
 )
 from course.checkers._self_attention import PE_FROM_ONE, positional_mistakes
-from course.checkers._softmax import SOFTMAX_UNNORMALISED, STABLE_HINT
+from course.checkers._softmax import LSE_STABLE_HINT, SOFTMAX_UNNORMALISED, STABLE_HINT
 from course.checkers._uses import DECODER_KEYS_WORDS, ENCODER_QUERIES_WORDS
 from course.efficient import elu_feature_map, linear_attention, online_softmax_update, sliding_window_mask
 
@@ -276,16 +276,14 @@ def check_card_attention(fn: Callable[[Array, Array, Array], Any]) -> CheckResul
     ``(output, weights)``: (..., T_q, d_v) and (..., T_q, T_k)."""
     rng = _rng(1202)
     r = rng.standard_normal
-    return run_cases(
-        "attention",
-        fn,
-        [
-            attention_case("2 queries, 3 keys, d_k = 4, d_v = 2", r((2, 4)), r((3, 4)), r((3, 2))),
-            attention_case("one key", r((3, 2)), r((1, 2)), r((1, 5))),
-            attention_case("batch axes (2, 3)", r((2, 3, 4, 8)), r((2, 3, 5, 8)), r((2, 3, 5, 3))),
-            attention_case("large scores", 30 * r((3, 16)), 30 * r((4, 16)), r((4, 2)), hint=STABLE_HINT),
-        ],
-    )
+    cases = [
+        attention_case("2 queries, 3 keys, d_k = 4, d_v = 2", r((2, 4)), r((3, 4)), r((3, 2))),
+        attention_case("one key", r((3, 2)), r((1, 2)), r((1, 5))),
+        attention_case("batch axes (2, 3)", r((2, 3, 4, 8)), r((2, 3, 5, 8)), r((2, 3, 5, 3))),
+        attention_case("large scores", 30 * r((3, 16)), 30 * r((4, 16)), r((4, 2)), hint=STABLE_HINT),
+    ]
+    # The card asks for (output, weights): the output alone is refused.
+    return run_cases("attention", fn, [replace(case, weights_required=True) for case in cases])
 
 
 BACKWARD_DIAGONAL = (
@@ -357,7 +355,7 @@ def check_card_self_attention(fn: Callable[..., Any]) -> CheckResult:
             (scaled_dot_product_attention(q, q, v)[0], SELF_KEYS_ARE_QUERIES),
             (weights @ x, SELF_RAW_VALUES),
         )
-        return Case(name, (x, w_q, w_k, w_v), out, weights, mistakes=mistakes)
+        return Case(name, (x, w_q, w_k, w_v), out, weights, mistakes=mistakes, weights_required=True)
 
     return run_cases(
         "self-attention",
@@ -601,6 +599,13 @@ def check_card_masked_softmax(fn: Callable[[Array, NDArray[np.bool_]], Any]) -> 
             case("a causal mask, T = 4", rng.standard_normal((4, 4)), causal_mask(4)),
             case("a batch of 2 with a (2, 1, 4) padding mask", rng.standard_normal((2, 3, 4)), lengths),
             case("large scores, causal", 500 * rng.standard_normal((3, 3)), causal_mask(3), STABLE_HINT),
+            # Above exp's overflow (709.8): an unstable softmax gives inf / inf = NaN.
+            case(
+                "scores near 1000, 3 queries, 4 keys",
+                1000.0 + rng.standard_normal((3, 4)),
+                some,
+                STABLE_HINT,
+            ),
         ],
     )
 
@@ -661,7 +666,9 @@ def check_card_cross_attention(fn: Callable[..., Any]) -> CheckResult:
                 ENCODER_QUERIES_WORDS,
             ),
         )
-        return Case(name, (x_dec, memory, w_q, w_k, w_v), out, weights, mistakes=mistakes)
+        return Case(
+            name, (x_dec, memory, w_q, w_k, w_v), out, weights, mistakes=mistakes, weights_required=True
+        )
 
     return run_cases(
         "cross-attention",
@@ -1035,17 +1042,24 @@ LINEAR_SOFTMAX = (
     "it is softmax attention; linear attention replaces exp(q·k/√d) by φ(q)·φ(k) and never builds the "
     "(n, n) weights"
 )
+LINEAR_MATRIX = (
+    "the values are right, but at its peak your function holds as much memory as the whole ({n_q}, {n_k}) "
+    "matrix φ(q) φ(k)ᵀ would in float32, or more; linear attention never builds it: compute φ(k)ᵀ v, "
+    "(d_k, d_v), and φ(k).sum(axis=0), (d_k,), once, then multiply φ(q) by them"
+)
 
 
 def check_card_linear_attention(fn: Callable[[Array, Array, Array], Any]) -> CheckResult:
     """Check ``fn(q, k, v)``: non-causal linear attention with φ(x) = elu(x) + 1, out_i =
-    φ(q_i) (Σ_j φ(k_j) v_jᵀ) / (φ(q_i) · Σ_j φ(k_j)); q (n_q, d_k), k (n_k, d_k), v (n_k, d_v)."""
+    φ(q_i) (Σ_j φ(k_j) v_jᵀ) / (φ(q_i) · Σ_j φ(k_j)); q (n_q, d_k), k (n_k, d_k), v (n_k, d_v). Without any
+    (n_q, n_k) matrix: on 600 queries and 800 keys its peak memory (numpy's allocations, traced by
+    tracemalloc) must stay below what that matrix needs in float32."""
     rng = _rng(1805)
 
     def plain(fq: Array, fk: Array, v: Array) -> Array:
         return fq @ (fk.T @ v) / (fq @ fk.sum(axis=0))[:, None]  # type: ignore[no-any-return]
 
-    def case(name: str, n_q: int, n_k: int, d_k: int, d_v: int) -> Case:
+    def case(name: str, n_q: int, n_k: int, d_k: int, d_v: int, *, memory: bool = False) -> Case:
         q, k, v = (
             rng.standard_normal((n_q, d_k)),
             rng.standard_normal((n_k, d_k)),
@@ -1059,7 +1073,14 @@ def check_card_linear_attention(fn: Callable[[Array, Array, Array], Any]) -> Che
                 (plain(fq - 1, fk - 1, v), LINEAR_ELU_ONLY),
                 (scaled_dot_product_attention(q, k, v)[0], LINEAR_SOFTMAX),
             )
-        return Case(name, (q, k, v), linear_attention(q, k, v), mistakes=mistakes)
+        return Case(
+            name,
+            (q, k, v),
+            linear_attention(q, k, v),
+            mistakes=mistakes,
+            peak_limit=4 * n_q * n_k if memory else 0,  # an (n_q, n_k) matrix in float32 is this at least
+            peak_words=LINEAR_MATRIX.format(n_q=n_q, n_k=n_k),
+        )
 
     return run_cases(
         "linear attention",
@@ -1068,6 +1089,7 @@ def check_card_linear_attention(fn: Callable[[Array, Array, Array], Any]) -> Che
             case("4 queries, 5 keys, d_k = 3, d_v = 2", 4, 5, 3, 2),
             case("one key", 2, 1, 2, 3),
             case("6 queries, 6 keys, d_k = 4, d_v = 4", 6, 6, 4, 4),
+            case("600 queries, 800 keys, d_k = 4, d_v = 3", 600, 800, 4, 3, memory=True),
         ],
     )
 
@@ -1110,8 +1132,8 @@ def check_card_lm_loss(fn: Callable[..., Any]) -> CheckResult:
     (T,) int: the mean over t < T - 1 of -log softmax(logits[t])[tokens[t + 1]], a number."""
     rng = _rng(1901)
 
-    def case(name: str, t: int, v: int, scale: float) -> Case:
-        logits = scale * rng.standard_normal((t, v))
+    def case(name: str, t: int, v: int, scale: float, shift: float = 0.0) -> Case:
+        logits = shift + scale * rng.standard_normal((t, v))
         tokens = rng.integers(0, v, t)
         mistakes = tuple(
             (_lm_loss(logits, tokens, bug), words)
@@ -1122,7 +1144,8 @@ def check_card_lm_loss(fn: Callable[..., Any]) -> CheckResult:
                 ("sum", LM_SUM),
             )
         )
-        return Case(name, (logits, tokens), _lm_loss(logits, tokens), mistakes=mistakes)
+        expected = _lm_loss(logits, tokens)
+        return Case(name, (logits, tokens), expected, mistakes=mistakes, nonfinite_hint=LSE_STABLE_HINT)
 
     return run_cases(
         "language-model loss",
@@ -1130,6 +1153,8 @@ def check_card_lm_loss(fn: Callable[..., Any]) -> CheckResult:
         [
             case("6 positions, a vocabulary of 5", 6, 5, 1.0),
             case("10 positions, a vocabulary of 8, large logits", 10, 8, 30.0),
+            # Above exp's overflow (709.8): exp(logits) is inf, a naive log(softmax) NaN.
+            case("5 positions, a vocabulary of 6, logits near 1000", 5, 6, 3.0, 1000.0),
         ],
     )
 
@@ -1144,12 +1169,18 @@ BIGRAM_NO_SMOOTHING = (
 BIGRAM_WHOLE_TABLE = (
     "it divides by the sum of the whole table; divide each row by its own sum, so that p(. | a) sums to 1"
 )
+BIGRAM_FANCY_INDEX = (
+    "a pair that occurs more than once is counted once: counts[a, b] += 1 with index arrays adds 1 once per "
+    "distinct pair; np.add.at(counts, (ids[:-1], ids[1:]), 1) counts every occurrence"
+)
 
 
 def _bigram(ids: Array, vocab: int, bug: str = "") -> Array:
     counts = np.zeros((vocab, vocab))
     if bug == "transposed":
         np.add.at(counts, (ids[1:], ids[:-1]), 1)
+    elif bug == "fancy index":
+        counts[ids[:-1], ids[1:]] += 1  # a repeated pair is counted once
     else:
         np.add.at(counts, (ids[:-1], ids[1:]), 1)
     smoothed = counts if bug == "no smoothing" else counts + 1
@@ -1170,6 +1201,7 @@ def check_card_bigram(fn: Callable[..., Any]) -> CheckResult:
                 ("transposed", BIGRAM_TRANSPOSED),
                 ("no smoothing", BIGRAM_NO_SMOOTHING),
                 ("whole", BIGRAM_WHOLE_TABLE),
+                ("fancy index", BIGRAM_FANCY_INDEX),
             )
         )
         return Case(name, (ids, vocab), _bigram(ids, vocab), mistakes=mistakes)

@@ -9,13 +9,15 @@ changed in place, a missing or non-array result, (weights, output) in the wrong 
 dtype, for masks), NaN or inf, a masked position that leaked, attention weights that do not sum to 1, a wrong
 value (first wrong index, both values). It then names the typical mistake the result matches, when it matches
 one (scales that coincide for a case are named together), or else says that the values are right in the wrong
-shape, or that a float16 or integer dtype lost precision. Numbers are printed to 6 significant digits. A
-torch tensor is taken as its values, detached from autograd.
+shape, or that a float16 dtype lost precision, or that an integer one lost the fractions that were expected
+(not when whole numbers were: counts, token ids). Numbers are printed to 6 significant digits. A torch tensor
+is taken as its values, detached from autograd.
 
 Attention exercises may return the output alone or ``(output, weights)``; weights, when given, are checked
-too. A function that raises NotImplementedError (the workbook's stub) before it has returned anything is
-reported as not written yet, in a sentence that starts with "·" rather than "✗"; once it has returned for
-another case, NotImplementedError is reported like any other exception. The learner's function gets copies of
+too. A case may require the pair (a code card whose prompt asks for both): the output alone is then refused.
+A function that raises NotImplementedError (the workbook's stub) before it has returned anything is reported
+as not written yet, in a sentence that starts with "·" rather than "✗"; once it has returned for another
+case, NotImplementedError is reported like any other exception. The learner's function gets copies of
 its arrays and tensors (inside tuples and lists too), and changing one of them in place is reported. A case
 may also bound the memory the function holds at its peak (numpy's allocations, traced by tracemalloc), for an
 exercise that forbids building a large matrix; that is checked once the values are right. A typical mistake
@@ -88,7 +90,8 @@ class Case:
     contains one of ``error_when`` (any exception when it is empty).
     For boolean masks, ``mask_words(index, expected, where)`` describes a wrong entry. With ``peak_limit``
     (bytes) the function must hold less than that at once while it runs; ``peak_words`` says what to do when
-    it holds more.
+    it holds more. With ``weights_required`` (and ``weights``) the function must return ``(output, weights)``:
+    the output alone is refused.
     """
 
     name: str
@@ -104,6 +107,7 @@ class Case:
     mask_words: Callable[[tuple[int, ...], bool, str], str] | None = None
     peak_limit: int = 0
     peak_words: str = ""
+    weights_required: bool = False
 
 
 class Problem(Exception):
@@ -194,7 +198,7 @@ def _call(fn: Callable[..., Any], args: tuple[Any, ...], *, measure: bool) -> tu
     try:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore", RuntimeWarning)
-            result, peak = peak_memory(fn, *copies) if measure else (fn(*copies), 0)
+            result, peak = _measured(fn, copies) if measure else (fn(*copies), 0)
     except NotImplementedError as e:
         if returned is not None and any(f is fn for f in returned):
             raise Problem(_raised(e)) from None  # written, but not for this input
@@ -205,6 +209,16 @@ def _call(fn: Callable[..., Any], args: tuple[Any, ...], *, measure: bool) -> tu
         returned.append(fn)
     _check_unchanged(fn, args, copies)
     return result, peak
+
+
+def _measured(fn: Callable[..., Any], args: tuple[Any, ...]) -> tuple[Any, int]:
+    """``(fn(*args), peak bytes)``; a learner's function run in another process measures its peak there
+    (its ``call_measured``, `course.checkers._apart`)."""
+    elsewhere = getattr(fn, "call_measured", None)
+    if callable(elsewhere):
+        result, peak = elsewhere(*args)
+        return result, int(peak)
+    return peak_memory(fn, *args)
 
 
 def _raised(error: Exception) -> str:
@@ -288,6 +302,12 @@ def as_array(value: Any, what: str) -> NDArray[Any]:
     return array
 
 
+_OUTPUT_ALONE = (
+    "your function returned one array, not the pair (output, weights); return the attention weights too: "
+    "return output, weights"
+)
+
+
 def _split_result(result: Any, case: Case) -> tuple[NDArray[Any], NDArray[Any] | None]:
     if isinstance(result, tuple):  # a list is taken as an array (a pure-Python answer)
         if case.weights is None or len(result) != 2:
@@ -295,6 +315,8 @@ def _split_result(result: Any, case: Case) -> tuple[NDArray[Any], NDArray[Any] |
             kind = type(result).__name__
             raise Problem(f"your function returned a {kind} of {len(result)} items; expected {wanted}")
         return as_array(result[0], "the output"), as_array(result[1], "the weights")
+    if case.weights_required and case.weights is not None:
+        raise Problem(_OUTPUT_ALONE)
     return as_array(result, "the output"), None
 
 
@@ -467,10 +489,20 @@ def _shape_hint(output: NDArray[Any], case: Case) -> str | None:
     return "the values are right, in the wrong shape"
 
 
+def _has_fractions(expected: NDArray[Any] | None) -> bool:
+    """Whether ``expected`` holds a number that is not a whole number (NaN and inf aside)."""
+    if expected is None or expected.dtype.kind not in "fc":
+        return False
+    finite = expected[np.isfinite(expected)]
+    return bool(np.any(finite != np.round(finite)))
+
+
 def _dtype_hint(arrays: Sequence[tuple[NDArray[Any] | None, str]], case: Case) -> str | None:
-    """Words for a result whose dtype cannot hold the expected values: float16, integers or booleans."""
+    """Words for a result whose dtype cannot hold the expected values: float16, or integers or booleans
+    where fractions were expected (whole numbers, a count or token ids, fit an integer dtype)."""
     if case.output.dtype == np.bool_:
         return None
+    expected = {"output": case.output, "weights": case.weights}
     for array, name in arrays:
         if array is None:
             continue
@@ -479,7 +511,7 @@ def _dtype_hint(arrays: Sequence[tuple[NDArray[Any] | None, str]], case: Case) -
                 f"the {name} has dtype float16, which keeps only about 3 significant digits; compute in "
                 "float64 (or float32)"
             )
-        if array.dtype.kind in "iub":
+        if array.dtype.kind in "iub" and _has_fractions(expected.get(name)):
             return (
                 f"the {name} has dtype {array.dtype}, which cannot hold fractions; compute with floats "
                 "(np.zeros(n) rather than np.zeros(n, dtype=int), for example)"

@@ -26,6 +26,7 @@ __all__ = [
     "GEN_TIMES_TEMPERATURE",
     "PC_ATTENTION_3",
     "PC_NO_BIASES",
+    "PC_NO_FFN_BIASES",
     "PC_NO_FINAL_NORM",
     "PC_NO_NORMS",
     "PC_NO_POSITIONS",
@@ -314,6 +315,10 @@ PC_NO_BIASES = (
     "it leaves out the biases of the linear layers: 4 d_model in attention (3 d_model for W_QKV, d_model for "
     "W_O) and d_ff + d_model in the feed-forward network, per block"
 )
+PC_NO_FFN_BIASES = (
+    "it leaves out the feed-forward network's biases: d_ff for the first layer and d_model for the second, "
+    "per block"
+)
 PC_NO_NORMS = "it leaves out the LayerNorms: 2 d_model each (gamma and beta), two per block and the final one"
 PC_NO_FINAL_NORM = "it leaves out the final LayerNorm after the last block: 2 d_model (gamma and beta)"
 PC_NO_POSITIONS = "it leaves out the position embedding: one learned vector per position, context * d_model"
@@ -330,7 +335,7 @@ def _count(vocab: int, context: int, d: int, layers: int, d_ff: int, tied: bool,
     attention = (3 if bug == "attention 3" else 4) * d * d + (
         0 if bug == "no biases" else 3 * d if bug == "attention 3" else 4 * d
     )
-    ffn = 2 * d * d_ff + (0 if bug == "no biases" else d_ff + d)
+    ffn = 2 * d * d_ff + (0 if bug in ("no biases", "no ffn biases") else d_ff + d)
     norms = 0 if bug == "no norms" else 4 * d
     final = 0 if bug in ("no norms", "no final") else 2 * d
     positions = 0 if bug == "no positions" else context * d
@@ -349,6 +354,7 @@ def check_parameter_count(fn: Callable[..., Any]) -> CheckResult:
             (np.array(_count(vocab, context, d, layers, d_ff, tied, bug)), words)
             for bug, words in (
                 ("no biases", PC_NO_BIASES),
+                ("no ffn biases", PC_NO_FFN_BIASES),
                 ("no norms", PC_NO_NORMS),
                 ("no final", PC_NO_FINAL_NORM),
                 ("no positions", PC_NO_POSITIONS),
@@ -363,6 +369,10 @@ def check_parameter_count(fn: Callable[..., Any]) -> CheckResult:
         "parameter count",
         fn,
         [
+            # First: with 2 layers (and d_ff = 4 d_model), leaving out the feed-forward biases (2 · 5 d_model)
+            # and leaving out the LayerNorms (2 · 4 d_model + 2 d_model) both remove 10 d_model; with 3 layers
+            # they differ (90 and 84 here), so each mistake is named for what it is.
+            case("a small model: vocab 10, context 8, d_model 6, 3 layers, d_ff 24", 10, 8, 6, 3, 24, False),
             case(
                 "this lesson's model: vocab 78, context 128, d_model 64, 2 layers, d_ff 256",
                 78,

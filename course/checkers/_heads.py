@@ -37,7 +37,9 @@ __all__ = [
     "HC_TRANSPOSED",
     "QKV_HEADS_FIRST",
     "QKV_HEADS_NOT_SPLIT",
+    "QKV_NOT_MOVED",
     "QKV_NO_TRANSPOSE",
+    "QKV_PARTS_NO_TRANSPOSE",
     "QKV_POSITIONS_BEFORE_HEADS",
     "QKV_WIDTH_HINT",
     "check_grouped_query",
@@ -176,6 +178,14 @@ QKV_NO_TRANSPOSE = (
     "it reshapes straight to (3, B, h, T, d_head); reshape to (B, T, 3, h, d_head) first, then move the axes "
     "into place, .transpose(2, 0, 3, 1, 4)"
 )
+QKV_NOT_MOVED = (
+    "it stops at the reshape, (B, T, 3, h, d_head), without the transpose; move the axes into place, "
+    ".transpose(2, 0, 3, 1, 4): q, k and v first, then the heads before the positions, (3, B, h, T, d_head)"
+)
+QKV_PARTS_NO_TRANSPOSE = (
+    "each of q, k and v is reshaped straight to (B, h, T, d_head), without the transpose, which mixes "
+    "positions and features; reshape each to (B, T, h, d_head), then swap axes 1 and 2"
+)
 QKV_POSITIONS_BEFORE_HEADS = (
     "the positions come before the heads: each of q, k and v must be (B, h, T, d_head), with the heads "
     "before the positions"
@@ -218,6 +228,11 @@ def check_split_qkv(fn: Callable[[NDArray[Any], int], Any]) -> CheckResult:
             (qkv.reshape(3, b, h, t, d_head), QKV_NO_TRANSPOSE),
             (qkv.reshape(b, t, 3, h, d_head).transpose(2, 0, 1, 3, 4), QKV_POSITIONS_BEFORE_HEADS),
             (qkv.reshape(b, t, 3, d).transpose(2, 0, 1, 3), QKV_HEADS_NOT_SPLIT),
+            (qkv.reshape(b, t, 3, h, d_head), QKV_NOT_MOVED),
+            (
+                np.stack([part.reshape(b, h, t, d_head) for part in np.split(qkv, 3, axis=-1)]),
+                QKV_PARTS_NO_TRANSPOSE,
+            ),
         )
         return Case(
             name,

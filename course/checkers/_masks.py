@@ -43,7 +43,9 @@ __all__ = [
     "EMPTY_ROW_ITSELF",
     "NEW_KEYS_ONLY",
     "NEW_NOT_CAUSAL",
+    "NEW_OFF_BY_ONE",
     "NEW_TOP_LEFT",
+    "PADDING_ONE_TOO_MANY",
     "PADDING_TRANSPOSED",
     "PREFIX_BIDIRECTIONAL",
     "PREFIX_CAUSAL",
@@ -138,6 +140,9 @@ PADDING_TRANSPOSED = (
     "the mask is transposed: it has one row per sequence and one column per position, (B, t), True where "
     "j < lengths[b]"
 )
+PADDING_ONE_TOO_MANY = (
+    "it counts one position too many: position j is real when j < lengths[b], not when j <= lengths[b]"
+)
 
 
 def check_padding_mask(fn: Callable[[NDArray[Any], int], Any]) -> CheckResult:
@@ -152,11 +157,7 @@ def check_padding_mask(fn: Callable[[NDArray[Any], int], Any]) -> CheckResult:
         mask = padding_mask(lengths, t)
         mistakes = (
             (~mask, "the mask is inverted; here True marks a real token"),
-            (
-                padding_mask(np.asarray(lengths) + 1, t),
-                "it counts one position too many: position j is real when j < lengths[b], not when "
-                "j <= lengths[b]",
-            ),
+            (padding_mask(np.asarray(lengths) + 1, t), PADDING_ONE_TOO_MANY),
             (mask.T, PADDING_TRANSPOSED),
         )
         return Case(name, (np.array(lengths), t), mask, mistakes=mistakes, mask_words=words)
@@ -258,7 +259,7 @@ PREFIX_BIDIRECTIONAL = (
 )
 PREFIX_TOO_LONG = "the prompt is one position too long: it is positions 0 to prefix - 1"
 PREFIX_TOO_SHORT = "the prompt is one position too short: it is positions 0 to prefix - 1, all of them"
-PREFIX_INVERTED = "the mask is inverted; here True means may attend"
+PREFIX_INVERTED = DECODING_BLOCKED_TRUE  # the causal mask's own mistake (causal-inverted), in its words
 PREFIX_TRANSPOSED = (
     "the mask is transposed: row i is query i and column j is key j, so the generated queries are the "
     "lower rows"
@@ -412,6 +413,10 @@ NEW_TOP_LEFT = (
     "it matches the causal mask aligned top-left, as `is_causal=True` builds it; the new queries are the "
     "last t_new positions: query i sees key j when j <= i + t_old (bottom-right, section 9)"
 )
+NEW_OFF_BY_ONE = (
+    "each new query misses its own key, one too few: query i sees key j when j <= i + t_old, the bound "
+    "included"
+)
 NEW_KEYS_ONLY = "the new queries attend only to the new keys; they see every cached key too"
 CACHE_ONLY_OLD = "the new queries attend only to the cached keys; append the new keys and values first"
 
@@ -464,9 +469,11 @@ def check_cached_attention(fn: Callable[..., Any]) -> CheckResult:
             return scaled_dot_product_attention(q, k_all[keys], v_all[keys], mask, scale=scale)[0]
 
         bottom_right = causal_mask(t_new, t_all)
+        own_key_missed = np.arange(t_all)[None, :] < np.arange(t_new)[:, None] + t_old  # j < i + t_old
         mistakes = (
             (attend(slice(None), None), NEW_NOT_CAUSAL),
             (attend(slice(None), causal_mask(t_new, t_all, align="top-left")), NEW_TOP_LEFT),
+            (attend(slice(None), own_key_missed), NEW_OFF_BY_ONE),
             (attend(slice(t_old, None), causal_mask(t_new)), NEW_KEYS_ONLY),
             *(((attend(slice(0, t_old), None), CACHE_ONLY_OLD),) if t_old else ()),
             *scale_mistakes(

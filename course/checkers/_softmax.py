@@ -158,6 +158,7 @@ def check_top_k_softmax(fn: Callable[[NDArray[Any], int], Any]) -> CheckResult:
         kept = expected > 0
         mistakes: list[tuple[NDArray[Any], str]] = [
             (np.where(kept, softmax(x), 0.0), TOPK_NOT_RENORMALISED),
+            (np.where(kept, np.exp(x - x.max(axis=-1, keepdims=True)), 0.0), SOFTMAX_UNNORMALISED),
             (_softmax_of(x, x <= np.sort(x, axis=-1)[..., k - 1][..., None]), TOPK_SMALLEST),
             (softmax(x), TOPK_IGNORED),
             (np.sort(expected, axis=-1)[..., n - k :], TOPK_WEIGHTS_ONLY),

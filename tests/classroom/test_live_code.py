@@ -60,12 +60,16 @@ def test_a_code_answer_is_a_number_from_the_verdict_never_the_code() -> None:
     assert [code_answer(CARD, v.ok, v.sentence) for v in verdicts] == ["0", "1", "4", "-1"]
     assert (PASSED, OTHER_MISTAKE) == ("0", "-1")
     # a named mistake the card does not list is another mistake; a ✓ sentence names none
-    padding = "✗ padding mask, case 1 of 2: it is (T, B) instead of (B, T): sequences and positions swapped."
+    padding = (
+        "✗ padding mask, case 1 of 3 (lengths 2, 4, 3, t = 4): position 2 of sequence 0 is padding "
+        "(mask[0, 2] should be False); it counts one position too many: position j is real when j < "
+        "lengths[b], not when j <= lengths[b]."
+    )
     assert code_answer(CARD, False, padding) == "-1"
     other = BANK["05-code-padding-mask"]
-    assert other.mistakes == ("padding-mask-transposed",)
+    assert other.mistakes == ("padding-mask-off-by-one",)
     sentence = run_code(
-        "def padding_mask(lengths, t):\n    return (np.arange(t)[:, None] < lengths[None, :])\n",
+        "def padding_mask(lengths, t):\n    return np.arange(t)[None, :] <= lengths[:, None]\n",
         "padding_mask",
         "check_card_padding_mask",
         seconds=10,

@@ -172,6 +172,39 @@ def test_attention_not_written_yet() -> None:
     assert "not written yet" in check_causal_self_attention(Stub).message
 
 
+class DropoutOnTheScores(nn.Module):
+    """A learner's causal self-attention with dropout applied to the scores, before the softmax."""
+
+    def __init__(self, d_model: int, n_heads: int, dropout: float = 0.0, max_len: int = 64) -> None:
+        super().__init__()
+        self.n_heads = n_heads
+        self.w_qkv = nn.Linear(d_model, 3 * d_model)
+        self.w_o = nn.Linear(d_model, d_model)
+        self.dropout = nn.Dropout(dropout)
+        self.register_buffer("mask", torch.tril(torch.ones(max_len, max_len, dtype=torch.bool)))
+
+    def forward(self, x: Tensor) -> tuple[Tensor, Tensor]:
+        b, t, d = x.shape
+        h = self.n_heads
+        q, k, v = self.w_qkv(x).split(d, dim=-1)
+        q, k, v = (z.view(b, t, h, d // h).transpose(1, 2) for z in (q, k, v))
+        scores = self.dropout(q @ k.transpose(-2, -1) / math.sqrt(d // h))  # dropout before the softmax
+        weights = torch.softmax(scores.masked_fill(~self.mask[:t, :t], float("-inf")), dim=-1)
+        return self.w_o((weights @ v).transpose(1, 2).reshape(b, t, d)), weights
+
+
+def test_attention_with_dropout_before_the_softmax_is_named(capsys: pytest.CaptureFixture[str]) -> None:
+    result = check_causal_self_attention(DropoutOnTheScores)
+    assert not result.ok
+    assert result.message == (
+        "✗ causal self-attention module, case 4 of 4 (dropout = 0.5, train and eval mode, B = 2, T = 6, "
+        "d_model = 8, 2 heads): dropout is applied before the softmax (to the scores, or to what they are "
+        "computed from), so no weight is dropped; apply it to the attention weights, after the softmax and "
+        "before they multiply V."
+    )
+    capsys.readouterr()
+
+
 def _pre_ln(x: Any, attention: Any, ffn: Any, norm1: Any, norm2: Any) -> Any:
     h = x + attention(norm1(x))
     return h + ffn(norm2(h))

@@ -119,6 +119,19 @@ def test_not_implemented_means_not_written_only_before_the_function_has_returned
     assert check_softmax(softmax_for_matrices_only).message.startswith("✗ softmax, case 3 of 8")  # written
 
 
+def test_the_integer_dtype_hint_is_given_only_where_fractions_were_expected(capsys):
+    counts = Case("two counts", (), np.array([3, 5]))  # whole numbers: an integer dtype holds them
+    assert run_cases("count", lambda: np.array([3, 4]), [counts]).message == (
+        "✗ count, case 1 of 1 (two counts): output[1] is 4, expected 5."
+    )
+    halves = Case("two halves", (), np.array([0.5, 1.5]))
+    assert run_cases("halves", lambda: np.array([0, 1]), [halves]).message == (
+        "✗ halves, case 1 of 1 (two halves): output[0] is 0, expected 0.5; the output has dtype int64, which "
+        "cannot hold fractions; compute with floats (np.zeros(n) rather than np.zeros(n, dtype=int), for "
+        "example)."
+    )
+
+
 def test_an_output_whose_shape_changes_with_the_values_is_a_sentence():
     calls = []
 

@@ -446,6 +446,17 @@ def split_qkv_wide_heads(qkv, n_heads):
     return qkv.reshape(b, t, 3, n_heads, width // n_heads).transpose(2, 0, 3, 1, 4)
 
 
+def split_qkv_not_moved(qkv, n_heads):
+    b, t, width = qkv.shape
+    return qkv.reshape(b, t, 3, n_heads, width // (3 * n_heads))  # the transpose forgotten
+
+
+def split_qkv_parts_straight(qkv, n_heads):
+    b, t, width = qkv.shape
+    d_model = width // 3
+    return [part.reshape(b, n_heads, t, d_model // n_heads) for part in np.split(qkv, 3, axis=-1)]
+
+
 def head_contributions(heads, w_o):
     h, d_head = heads.shape[1], heads.shape[-1]
     return heads @ w_o.reshape(h, d_head, w_o.shape[-1])
@@ -1094,6 +1105,28 @@ WRONG = [
             "qkv.shape[-1] // (3 * n_heads); reshape to (B, T, 3, n_heads, d_head))."
         ),
         id="split_qkv_wide_heads",
+    ),
+    pytest.param(
+        check_split_qkv,
+        split_qkv_not_moved,
+        (
+            "✗ split_qkv, case 1 of 5 (B = 1, T = 3, d_model = 4, 2 heads): the output has shape (1, 3, 3, "
+            "2, 2), expected (3, 1, 2, 3, 2); it stops at the reshape, (B, T, 3, h, d_head), without the "
+            "transpose; move the axes into place, .transpose(2, 0, 3, 1, 4): q, k and v first, then the "
+            "heads before the positions, (3, B, h, T, d_head)."
+        ),
+        id="split_qkv_not_moved",
+    ),
+    pytest.param(
+        check_split_qkv,
+        split_qkv_parts_straight,
+        (
+            "✗ split_qkv, case 1 of 5 (B = 1, T = 3, d_model = 4, 2 heads): output[0, 0, 0, 1, 0] is 2, "
+            "expected 12; each of q, k and v is reshaped straight to (B, h, T, d_head), without the "
+            "transpose, which mixes positions and features; reshape each to (B, T, h, d_head), then swap "
+            "axes 1 and 2."
+        ),
+        id="split_qkv_parts_straight",
     ),
     pytest.param(
         check_head_contributions,

@@ -276,6 +276,21 @@ def self_attention(x, w_q, w_k, w_v):
         ),
     ),
     (
+        "03-code-self-attention",
+        """
+def self_attention(x, w_q, w_k, w_v):
+    q, k, v = x @ w_q, x @ w_k, x @ w_v
+    scores = q @ k.T / math.sqrt(k.shape[-1])
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True) @ v
+""",
+        (
+            "✗ self-attention, case 1 of 3 (T = 4, d_model = 8, d_k = 2, d_v = 3): your function returned "
+            "one array, not the pair (output, weights); return the attention weights too: return output, "
+            "weights."
+        ),
+    ),
+    (
         "03-code-position-code",
         """
 def position_code(pos, d_model):
@@ -492,7 +507,7 @@ def masked_softmax(scores, mask):
     return e / e.sum(axis=-1, keepdims=True) * mask
 """,
         (
-            "✗ masked softmax, case 1 of 4 (3 queries, 4 keys): output[0, 0] is 0.241931, expected "
+            "✗ masked softmax, case 1 of 5 (3 queries, 4 keys): output[0, 0] is 0.241931, expected "
             "0.505277; the weights are masked after the softmax, so they no longer sum to 1; set the "
             "blocked scores to -inf before it: np.where(mask, scores, -np.inf)."
         ),
@@ -506,7 +521,7 @@ def masked_softmax(scores, mask):
     return e / e.sum(axis=-1, keepdims=True)
 """,
         (
-            "✗ masked softmax, case 1 of 4 (3 queries, 4 keys): output[0, 0] is 0.395903, expected "
+            "✗ masked softmax, case 1 of 5 (3 queries, 4 keys): output[0, 0] is 0.395903, expected "
             "0.505277; the scores are multiplied by the mask, which gives a blocked key the score 0, "
             "not -inf; use np.where(mask, scores, -np.inf)."
         ),
@@ -520,8 +535,20 @@ def masked_softmax(scores, mask):
     return e / e.sum(axis=-1, keepdims=True)
 """,
         (
-            "✗ masked softmax, case 1 of 4 (3 queries, 4 keys): output[0, 0] is 0, expected 0.505277; "
+            "✗ masked softmax, case 1 of 5 (3 queries, 4 keys): output[0, 0] is 0, expected 0.505277; "
             "the mask is inverted: here True means the query may attend to the key."
+        ),
+    ),
+    (
+        "05-code-masked-softmax",
+        """
+def masked_softmax(scores, mask):
+    e = np.exp(np.where(mask, scores, -np.inf))
+    return e / e.sum(axis=-1, keepdims=True)
+""",
+        (
+            "✗ masked softmax, case 5 of 5 (scores near 1000, 3 queries, 4 keys): output[0, 0] is nan, "
+            "expected 0.138946 (did exp overflow or underflow? subtract each row's own maximum before exp)."
         ),
     ),
     (
@@ -606,6 +633,22 @@ def cross_attention(x_dec, memory, w_q, w_k, w_v):
             "✗ cross-attention, case 1 of 3 (3 decoder positions, 5 encoder positions): weights[0, 0] "
             "is 0.647107, expected 0.815232; it matches scaling by 1/√d_model; scale by 1/√d_k, the "
             "width of the queries and keys."
+        ),
+    ),
+    (
+        "06-code-cross-attention",
+        """
+def cross_attention(x_dec, memory, w_q, w_k, w_v):
+    q, k, v = x_dec @ w_q, memory @ w_k, memory @ w_v
+    scores = q @ k.T / math.sqrt(q.shape[-1])
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    weights = e / e.sum(axis=-1, keepdims=True)
+    return weights @ v
+""",
+        (
+            "✗ cross-attention, case 1 of 3 (3 decoder positions, 5 encoder positions): your function "
+            "returned one array, not the pair (output, weights); return the attention weights too: return "
+            "output, weights."
         ),
     ),
     (
@@ -924,7 +967,7 @@ def linear_attention(q, k, v):
     return q @ (k.T @ v) / (q @ k.sum(axis=0))[:, None]
 """,
         (
-            "✗ linear attention, case 1 of 3 (4 queries, 5 keys, d_k = 3, d_v = 2): output[0, 0] is "
+            "✗ linear attention, case 1 of 4 (4 queries, 5 keys, d_k = 3, d_v = 2): output[0, 0] is "
             "0.893562, expected -0.567938; it uses q and k themselves; apply the feature map φ(x) = "
             "elu(x) + 1 to both first, so that every weight is positive."
         ),
@@ -938,7 +981,7 @@ def linear_attention(q, k, v):
     return fq @ (fk.T @ v)
 """,
         (
-            "✗ linear attention, case 1 of 3 (4 queries, 5 keys, d_k = 3, d_v = 2): output[0, 0] is "
+            "✗ linear attention, case 1 of 4 (4 queries, 5 keys, d_k = 3, d_v = 2): output[0, 0] is "
             "-3.84643, expected -0.567938; the numerator is not divided by φ(q_i) · Σ_j φ(k_j), so "
             "the weights do not sum to 1."
         ),
@@ -952,9 +995,25 @@ def linear_attention(q, k, v):
     return fq @ (fk.T @ v) / (fq @ fk.sum(axis=0))[:, None]
 """,
         (
-            "✗ linear attention, case 1 of 3 (4 queries, 5 keys, d_k = 3, d_v = 2): output[0, 0] is "
+            "✗ linear attention, case 1 of 4 (4 queries, 5 keys, d_k = 3, d_v = 2): output[0, 0] is "
             "-2.77953, expected -0.567938; it uses elu(x) without the + 1, which can be negative; "
             "φ(x) = elu(x) + 1 is always positive."
+        ),
+    ),
+    (
+        "08-code-linear-attention",
+        """
+def linear_attention(q, k, v):
+    fq = np.where(q > 0, q + 1, np.exp(np.minimum(q, 0)))
+    fk = np.where(k > 0, k + 1, np.exp(np.minimum(k, 0)))
+    weights = fq @ fk.T
+    return weights / weights.sum(axis=-1, keepdims=True) @ v
+""",
+        (
+            "✗ linear attention, case 4 of 4 (600 queries, 800 keys, d_k = 4, d_v = 3): the values are "
+            "right, but at its peak your function holds as much memory as the whole (600, 800) matrix φ(q) "
+            "φ(k)ᵀ would in float32, or more; linear attention never builds it: compute φ(k)ᵀ v, (d_k, "
+            "d_v), and φ(k).sum(axis=0), (d_k,), once, then multiply φ(q) by them."
         ),
     ),
     (
@@ -970,6 +1029,20 @@ def attention(q, k, v):
             "✗ attention, case 1 of 4 (2 queries, 3 keys, d_k = 4, d_v = 2): the weights of query 0 sum to "
             "0.5, expected 1; it matches dividing the weights by √d_k after the softmax; scale the scores "
             "before it."
+        ),
+    ),
+    (
+        "02-code-attention",
+        """
+def attention(q, k, v):
+    scores = q @ np.swapaxes(k, -1, -2) / math.sqrt(q.shape[-1])
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    weights = e / e.sum(axis=-1, keepdims=True)
+    return weights @ v
+""",
+        (
+            "✗ attention, case 1 of 4 (2 queries, 3 keys, d_k = 4, d_v = 2): your function returned one "
+            "array, not the pair (output, weights); return the attention weights too: return output, weights."
         ),
     ),
     (
@@ -1021,7 +1094,7 @@ def lm_loss(logits, tokens):
     return -log_probs[np.arange(len(tokens)), tokens].mean()
 """,
         (
-            "✗ language-model loss, case 1 of 2 (6 positions, a vocabulary of 5): the output is "
+            "✗ language-model loss, case 1 of 3 (6 positions, a vocabulary of 5): the output is "
             "1.77756, expected 1.16713; each position is scored on its own token; it predicts the "
             "next one: score logits[:-1] against tokens[1:]."
         ),
@@ -1035,7 +1108,7 @@ def lm_loss(logits, tokens):
     return -log_probs[np.arange(len(tokens) - 1), tokens[:-1]].mean()
 """,
         (
-            "✗ language-model loss, case 1 of 2 (6 positions, a vocabulary of 5): the output is "
+            "✗ language-model loss, case 1 of 3 (6 positions, a vocabulary of 5): the output is "
             "1.81299, expected 1.16713; the shift goes the wrong way: position t predicts token t + "
             "1, so pair logits[:-1] with tokens[1:]."
         ),
@@ -1047,7 +1120,7 @@ def lm_loss(logits, tokens):
     return -logits[np.arange(len(tokens) - 1), tokens[1:]].mean()
 """,
         (
-            "✗ language-model loss, case 1 of 2 (6 positions, a vocabulary of 5): the output is "
+            "✗ language-model loss, case 1 of 3 (6 positions, a vocabulary of 5): the output is "
             "-0.608931, expected 1.16713; it uses the raw logits as log-probabilities; normalise them "
             "first: log softmax(logits) = logits - logsumexp(logits)."
         ),
@@ -1061,9 +1134,23 @@ def lm_loss(logits, tokens):
     return -log_probs[np.arange(len(tokens) - 1), tokens[1:]].sum()
 """,
         (
-            "✗ language-model loss, case 1 of 2 (6 positions, a vocabulary of 5): the output is "
+            "✗ language-model loss, case 1 of 3 (6 positions, a vocabulary of 5): the output is "
             "5.83566, expected 1.16713; it sums over the positions; the loss is their mean, in nats "
             "per token."
+        ),
+    ),
+    (
+        "09-code-lm-loss",
+        """
+def lm_loss(logits, tokens):
+    e = np.exp(logits[:-1])
+    probs = e / e.sum(axis=-1, keepdims=True)
+    return -np.log(probs[np.arange(len(tokens) - 1), tokens[1:]]).mean()
+""",
+        (
+            "✗ language-model loss, case 3 of 3 (5 positions, a vocabulary of 6, logits near 1000): the "
+            "output is nan, expected 2.93337 (did exp overflow, or underflow to 0, whose log is -inf? "
+            "subtract each row's own maximum m before exp and add m back after the log)."
         ),
     ),
     (
@@ -1107,6 +1194,22 @@ def bigram_probs(ids, vocab):
             "✗ bigram table, case 1 of 2 (12 tokens of a vocabulary of 4): output[0, 0] is 0.0740741, "
             "expected 0.333333; it divides by the sum of the whole table; divide each row by its own "
             "sum, so that p(. | a) sums to 1."
+        ),
+    ),
+    (
+        "09-code-bigram",
+        """
+def bigram_probs(ids, vocab):
+    counts = np.zeros((vocab, vocab))
+    counts[ids[:-1], ids[1:]] += 1
+    counts += 1
+    return counts / counts.sum(axis=1, keepdims=True)
+""",
+        (
+            "✗ bigram table, case 1 of 2 (12 tokens of a vocabulary of 4): output[1, 0] is 0.25, expected "
+            "0.222222; a pair that occurs more than once is counted once: counts[a, b] += 1 with index "
+            "arrays adds 1 once per distinct pair; np.add.at(counts, (ids[:-1], ids[1:]), 1) counts every "
+            "occurrence."
         ),
     ),
     (

@@ -24,6 +24,7 @@ from course.checkers._gpt import (
     GEN_TIMES_TEMPERATURE,
     PC_ATTENTION_3,
     PC_NO_BIASES,
+    PC_NO_FFN_BIASES,
     PC_NO_FINAL_NORM,
     PC_NO_NORMS,
     PC_NO_POSITIONS,
@@ -266,7 +267,7 @@ def _learner_count(bug: str = "") -> Any:
         attention = (3 if bug == "attention 3" else 4) * d * d + (
             3 * d if bug == "attention 3" else 4 * d
         ) * biases
-        ffn = 2 * d * d_ff + (d_ff + d) * biases
+        ffn = 2 * d * d_ff + (d_ff + d) * (biases and bug != "no ffn biases")
         norms = 0 if bug == "no norms" else 4 * d
         final = 0 if bug in ("no norms", "no final") else 2 * d
         output = (0 if tied and bug != "tied twice" else vocab * d) + (vocab if bug == "output bias" else 0)
@@ -280,6 +281,7 @@ def _learner_count(bug: str = "") -> Any:
     ("bug", "words"),
     [
         ("no biases", PC_NO_BIASES),
+        ("no ffn biases", PC_NO_FFN_BIASES),
         ("no norms", PC_NO_NORMS),
         ("no final", PC_NO_FINAL_NORM),
         ("no positions", PC_NO_POSITIONS),
@@ -293,7 +295,36 @@ def test_the_parameter_count_checker_names_each_mistake(
     assert check_parameter_count(_learner_count())
     result = check_parameter_count(_learner_count(bug))
     assert not result and result.message.endswith(words + "."), result.message
-    assert result.message.startswith("✗ parameter count, case 1 of 3")
+    assert result.message.startswith("✗ parameter count, case 1 of 4")
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize(
+    ("bug", "message"),
+    [
+        (
+            "no ffn biases",
+            "✗ parameter count, case 1 of 4 (a small model: vocab 10, context 8, d_model 6, 3 layers, d_ff "
+            "24): the output is 1620, expected 1710; it leaves out the feed-forward network's biases: d_ff "
+            "for the first layer and d_model for the second, per block.",
+        ),
+        (
+            "no norms",
+            "✗ parameter count, case 1 of 4 (a small model: vocab 10, context 8, d_model 6, 3 layers, d_ff "
+            "24): the output is 1626, expected 1710; it leaves out the LayerNorms: 2 d_model each (gamma and "
+            "beta), two per block and the final one.",
+        ),
+    ],
+)
+def test_the_parameter_count_checker_tells_the_feed_forward_biases_from_the_norms(
+    bug: str, message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Both leave out 640 parameters of this lesson's model (2 layers, d_ff = 4 d_model); the first case
+    # (3 layers) tells them apart, and an integer count gets no hint about fractions.
+    counts = _learner_count(bug)
+    assert counts(78, 128, 64, 2, 256, False) == _learner_count()(78, 128, 64, 2, 256, False) - 640
+    result = check_parameter_count(counts)
+    assert not result and result.message == message
     capsys.readouterr()
 
 
@@ -302,7 +333,7 @@ def test_the_parameter_count_checker_catches_a_tied_layer_counted_twice(
 ) -> None:
     result = check_parameter_count(_learner_count("tied twice"))
     assert result.message == (
-        "✗ parameter count, case 2 of 3 (the same, tied): the output is 118272, expected 113280; "
+        "✗ parameter count, case 3 of 4 (the same, tied): the output is 118272, expected 113280; "
         + PC_TIED_TWICE
         + "."
     )
