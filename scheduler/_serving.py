@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from datetime import datetime, timedelta, tzinfo
 from itertools import chain
 
@@ -10,7 +10,7 @@ from scheduler._records import AnsweredToday, Item, Limits, Rating, Review, Stat
 from scheduler._storage import Storage
 from scheduler._time import day_starts, due_from, require_aware
 
-__all__ = ["ASKED_AGAIN_WITHIN", "CramSession", "Session", "due_queue"]
+__all__ = ["ASKED_AGAIN_WITHIN", "CramSession", "Session", "due_queue", "new_items"]
 
 _ONE_MS = timedelta(milliseconds=1)
 
@@ -92,20 +92,37 @@ def _read_queue(
     cap = max(0, limits.reviews_per_day - reviews_done)
     queue = _break_ties(store, items, _earliest(due, positions, cap, due_today), at, cap)
 
-    new: list[Item] = []
     new_left = max(0, limits.new_per_day - new_done)
-    if new_left:
-        decks = set(store.enrolled())
-        brought = (
-            [(position, item) for position, item in enumerate(items) if item.id in nudged] if nudged else []
-        )
-        rest = ((position, item) for position, item in enumerate(items) if item.deck in decks)
-        for position, item in chain(brought, rest):  # nudged new items first, in any deck, enrolled or not
-            if len(new) == new_left:
-                break
-            if item.id not in seen and positions[item.id] == position and item not in new:
-                new.append(item)
+    new = new_items(items, seen, set(store.enrolled()), nudged, new_left) if new_left else []
     return queue, new, answered
+
+
+def new_items(
+    items: Sequence[Item],
+    scheduled: Collection[str],
+    decks: Collection[str],
+    nudged: Collection[str],
+    limit: int | None = None,
+) -> list[Item]:
+    """The new items a session serves, in the order it serves them, the first `limit` of them (None: all):
+    the items never answered (not in `scheduled`) that a nudge due now brought back (`nudged`), in any deck,
+    enrolled or not, then those of the enrolled `decks`, in ``items`` order; an id that appears twice in
+    ``items`` counts once, at its first place. ``scheduler.stats`` counts the same ones
+    (``Stats.new_available``)."""
+    positions: dict[str, int] = {}
+    for position, item in enumerate(items):
+        positions.setdefault(item.id, position)
+    new: list[Item] = []
+    taken: set[str] = set()
+    brought = [(position, item) for position, item in enumerate(items) if item.id in nudged] if nudged else []
+    rest = ((position, item) for position, item in enumerate(items) if item.deck in decks)
+    for position, item in chain(brought, rest):  # nudged new items first, in any deck, enrolled or not
+        if limit is not None and len(new) == limit:
+            break
+        if item.id not in scheduled and positions[item.id] == position and item.id not in taken:
+            new.append(item)
+            taken.add(item.id)
+    return new
 
 
 def _earliest(

@@ -10,6 +10,7 @@ from operator import attrgetter
 
 from scheduler._bulk import paused_gc
 from scheduler._records import Answer, CardState, Item, Rating, State
+from scheduler._serving import new_items
 from scheduler._storage import Storage
 from scheduler._time import day_numbers, day_starts, due_from, from_ms, require_aware, to_ms
 
@@ -26,7 +27,10 @@ class Stats:
     is due at ``at`` on the learner's day (``scheduler.due_from``: an interval of a day or more is due from
     the day's start; overdue included), the due reviews a session started at ``at`` serves (before daily
     limits; a session's "N due now"); ``due_later_today`` is what comes due after ``at`` and before the next
-    rollover (same-day steps), served by a session started then.
+    rollover (same-day steps), served by a session started then. ``new_available`` is what such a session
+    serves as new before the daily limit (``scheduler._serving.new_items``): items never answered, of
+    enrolled decks or brought back by a nudge due by ``at``; an item never answered is never counted as due,
+    nudged or not.
     """
 
     due_now: int  # due on the learner's day, by `at`
@@ -37,7 +41,7 @@ class Stats:
     true_retention: (
         float | None
     )  # share not AGAIN over each item's first answer of a day, if it was in review
-    new_available: int  # items of enrolled decks never answered (before any daily limit)
+    new_available: int  # never answered, of enrolled decks or nudged (before any daily limit)
 
 
 def _due_per_day(due_times: dict[str, datetime], ids: set[str], starts: list[datetime]) -> list[int]:
@@ -83,7 +87,10 @@ def stats(store: Storage, items: Sequence[Item], at: datetime, tz: tzinfo, rollo
     starts = day_starts(at, tz, rollover_hour, 9)
     ids = {item.id for item in items}
     with store.snapshot():
-        due_times = store.due_times()
+        schedule = store.due_by(at)  # every card, and the nudges due by `at`: what a session serves as new
+        scheduled = schedule.scheduled
+        # an item never answered that a nudge brought back is new, not due, as a session serves it
+        due_times = {i: when for i, when in store.due_times().items() if i in scheduled}
         later = {i: when for i, when in due_times.items() if i in ids and at < when < starts[1]}
         steps = sum(_is_step(store.card(i), at, tz, rollover_hour) for i in later)
         counts = store.review_counts()
@@ -94,7 +101,6 @@ def stats(store: Storage, items: Sequence[Item], at: datetime, tz: tzinfo, rollo
         with paused_gc():
             retention = _true_retention(store.answers(), ids, tz, rollover_hour)
     due = _due_per_day(due_times, ids, starts)
-    seen = due_times.keys()
     return Stats(
         due_now=due[0] - steps,
         due_later_today=steps,
@@ -102,7 +108,7 @@ def stats(store: Storage, items: Sequence[Item], at: datetime, tz: tzinfo, rollo
         reviews_today=sum(answer.item_id in ids for answer in answered_today),
         reviews_total=sum(counts.get(item_id, 0) for item_id in ids),
         true_retention=retention,
-        new_available=len({item.id for item in items if item.deck in decks and item.id not in seen}),
+        new_available=len(new_items(items, scheduled, decks, schedule.nudged)),
     )
 
 

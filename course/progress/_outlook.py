@@ -43,6 +43,7 @@ __all__ = [
     "held_sentence",
     "interval",
     "lesson_label",
+    "lessons_started",
     "local_date",
     "next_steps",
     "outlook",
@@ -318,7 +319,7 @@ def progress_report(store: Storage, items: Sequence[Item], at: datetime, tz: tzi
         if result.true_retention is None
         else f"{result.true_retention:.1%} (first review each day of learned questions)"
     )
-    started = _started(store, items)
+    started = lessons_started(store, items)
     lines = [
         f"Progress file:    {store.location}",
         f"Lessons started:  {', '.join(lesson_label(x) for x in started) if started else 'none yet'}",
@@ -341,10 +342,13 @@ def _brought_back_text(count: int) -> str:
     return f"{plural(count, 'card')} brought back by mistakes this week"
 
 
-def _started(store: Storage, items: Sequence[Item]) -> list[str]:
-    """The lessons (decks) of `items` that the learner has started, in course order."""
-    enrolled = set(store.enrolled())
-    return _in_course_order({item.deck for item in items if item.deck in enrolled})
+def lessons_started(store: Storage, items: Sequence[Item]) -> list[str]:
+    """The lessons (decks) of `items` that the learner has started, in course order: those enrolled (a quiz
+    answered) and those of a card a mistake brought back (a nudge), whose questions a review serves. What
+    ``python -m course stats`` and ``review`` both say."""
+    nudged = {nudge.item_id for nudge in store.nudges()}
+    started = set(store.enrolled()) | {item.deck for item in items if item.id in nudged}
+    return _in_course_order({item.deck for item in items if item.deck in started})
 
 
 def _in_course_order(lessons: Iterable[str]) -> list[str]:

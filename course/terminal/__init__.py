@@ -2,7 +2,7 @@
 
 `exits` (exit statuses), `console` (terminal input and output, stopping signals), `arguments` (the command
 line), `asking` (one question), `text` (Markdown and maths as terminal text), `session` (what review and
-cram share), and the commands: `review`, `cram`, `scheduling` (stats, forecast, settings, optimize),
+cram share), and the commands: `review`, `quiz`, `cram`, `scheduling` (stats, forecast, settings, optimize),
 `transfer` (export and import of progress, the Anki deck), `check`, `workbook`, `class_report` and
 `session_report`; `writing` says what a command that saves checks first. The learner-facing progress text
 they print comes from `course.progress`.

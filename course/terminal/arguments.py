@@ -75,7 +75,17 @@ _COMMANDS = {  # name: (help, description)
     "review": (
         "answer the questions that are due",
         "Answer the questions that are due in your enrolled lessons. Type q at any prompt to stop: every "
-        "answer is saved as soon as you give it.",
+        "answer is saved as soon as you give it. A code question is written in $VISUAL or $EDITOR when one "
+        "is set, else typed at the prompt, ended by a line holding only . (or Ctrl-D); Ctrl-C while the code "
+        "runs stops it and saves nothing, to change it and run it again.",
+    ),
+    "quiz": (
+        "take a lesson's quiz: start the lesson, its answers saved to your schedule",
+        "Answer every question of LESSON, as its notebook's quiz cell asks them, each answer saved to your "
+        "review schedule as you give it: this starts the lesson (its questions then come up in review), and "
+        "creates your progress file if there is none yet. A question already scheduled on a later day is "
+        "saved as practice, its schedule unchanged. Code questions are answered as in review. Type q at any "
+        "prompt to stop.",
     ),
     "cram": (
         "practise lessons' questions without changing your schedule",
@@ -141,7 +151,7 @@ _COMMANDS = {  # name: (help, description)
 
 
 def parser() -> argparse.ArgumentParser:
-    """The parser of ``python -m course`` and its commands: review, cram, stats, check, workbook,
+    """The parser of ``python -m course`` and its commands: review, quiz, cram, stats, check, workbook,
     export-anki, export-progress, import-progress, settings, optimize, session-report and class-report."""
     main = argparse.ArgumentParser(
         prog="python -m course",
@@ -159,6 +169,9 @@ def parser() -> argparse.ArgumentParser:
     _common(sub["review"])
     _limit_options(sub["review"])
     _seed(sub["review"])
+    sub["quiz"].add_argument("lesson", metavar="LESSON", help="a lesson id, e.g. 05")
+    _common(sub["quiz"])
+    _seed(sub["quiz"])
     sub["cram"].add_argument("lessons", nargs="*", metavar="LESSON", help="lesson ids, e.g. 01 02")
     _common(sub["cram"])
     _seed(sub["cram"])

@@ -2,10 +2,14 @@
 to record (`course.bank`'s rules).
 
 A code question is written in the learner's editor, ``$VISUAL`` or else ``$EDITOR`` (a command line, split as
-the shell would, given a file holding the starter code and the terminal), or, when neither is set or the
-editor cannot be started, typed at a prompt line by line up to an empty line. The code is run by
-`course.checkers.run_code_limited`, in a child process with a time and a memory limit; its verdict is said in
-one sentence, and a wrong answer is followed by a worked solution.
+the shell would, given a file holding the starter code and the terminal; the code written there is shown
+before it runs), or, when neither is set or the editor cannot be started, typed at a prompt line by line up to
+a line holding only ``.`` (`END_OF_CODE`) or the end of input (Ctrl-D): blank lines inside it are kept. The
+code is run by `course.checkers.run_code_limited`, in a child process with a time and a memory limit; its
+verdict is said in one sentence, and a worked solution follows, to compare with a right answer or to learn
+from a wrong one. Ctrl-C while the code runs stops it and saves nothing, as in the notebooks (`STOPPED`), and
+so does a syntax error (`FIX_IT`): the learner changes the code and runs it again (in their editor, from the
+code they wrote).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from collections.abc import Callable, Mapping
 from datetime import timedelta
 from pathlib import Path
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 from course.bank import (
     HARD_MEANS,
@@ -39,10 +44,26 @@ from course.bank import (
     present,
 )
 from course.progress import interval, lesson_label
-from course.terminal.console import Console, Quit
+from course.terminal.console import Console, Interrupted, Quit
+from course.terminal.exits import EXIT_INTERRUPTED
 from scheduler import Rating
 
-__all__ = ["ASKERS", "CODE_INDENT", "EDITORS", "RUN_SECONDS", "Intervals", "ask"]
+if TYPE_CHECKING:  # course.checkers loads numpy: imported where code is run
+    from course.checkers import CodeVerdict
+
+__all__ = [
+    "ASKERS",
+    "CODE_INDENT",
+    "EDITORS",
+    "END_OF_CODE",
+    "FIX_IT",
+    "NO_CODE_YET",
+    "RUN_SECONDS",
+    "STOPPED",
+    "TYPE_CODE",
+    "Intervals",
+    "ask",
+]
 
 Intervals = Callable[[], dict[Rating, timedelta]]  # when each rating would bring the question back
 EDITORS = ("VISUAL", "EDITOR")
@@ -51,6 +72,17 @@ RUN_SECONDS = 10.0
 """How long the learner's code may run (`course.checkers.run_code_limited`, which also limits its memory)."""
 CODE_INDENT = "    "
 """How code is indented when shown."""
+END_OF_CODE = "."
+"""The line that ends code typed at the prompt (so does the end of input, Ctrl-D)."""
+TYPE_CODE = (
+    f"Type your code, then a line holding only {END_OF_CODE} to run it (or press Ctrl-D); blank lines are "
+    "kept. (? alone if you don't know, q alone to quit.)"
+)
+STOPPED = "Your code was stopped before it finished (Ctrl-C). Nothing was saved: change it and run it again."
+"""Said when Ctrl-C stops the learner's code: as in the notebooks, nothing is saved and they try again."""
+FIX_IT = "Nothing was saved: fix it and run it again."
+"""Said after a verdict that judged nothing (a syntax error): a slip of the keys is not a lapse of memory."""
+NO_CODE_YET = f"Type your code first, then a line holding only {END_OF_CODE} (? if you don't know)."
 
 
 def ask(console: Console, question: Question, intervals: Intervals | None, rng: random.Random) -> Rating:
@@ -89,28 +121,50 @@ def _graded(console: Console, question: Question, intervals: Intervals | None, v
 
 def _code(console: Console, question: Question, intervals: Intervals | None, _rng: random.Random) -> Rating:
     """Show the starter code, read the learner's code, run it through the question's checker (in a child
-    process with a time and a memory limit), say the verdict; a worked solution when it is wrong."""
-    from course.checkers import run_code_limited  # here: it loads numpy, which only code questions need
-
+    process with a time and a memory limit), say the verdict, then a worked solution. Code that could not be
+    judged (Ctrl-C stopped it, or a syntax error) saves nothing: the learner changes it and runs it again. A
+    closed terminal or SIGTERM while it runs stops the command (`Quit`), nothing saved for this question."""
     assert question.starter is not None and question.function is not None and question.checker is not None
     console.say("Starter code:")
     console.show(code_block(question.starter), CODE_INDENT)
-    code = _read_code(console, question)
+    code = _read_code(console, question, question.starter)
     right = False
-    if code is not None:
-        console.say(f"Running your code (for at most {RUN_SECONDS:g} seconds)...")
-        verdict = run_code_limited(code, question.function, question.checker, seconds=RUN_SECONDS)
-        console.say(
-            textwrap.fill(verdict.sentence, console.width, break_long_words=False, break_on_hyphens=False)
-        )
-        right = verdict.ok
-    if not right:
-        console.say("A worked solution:")
-        console.show(str(question.answer), CODE_INDENT)
+    while code is not None:
+        verdict = _run(console, question, code)
+        if verdict is not None:
+            right = verdict.ok
+            break
+        code = _read_code(console, question, code)
+    console.say("A worked solution, to compare with yours:" if right else "A worked solution:")
+    console.show(str(question.answer), CODE_INDENT)
     _explain(console, question)
     if not right:
         return auto_rating(False)
     return _confirm_good(console, intervals)
+
+
+def _run(console: Console, question: Question, code: str) -> CodeVerdict | None:
+    """Run `code` and say its verdict; None, said why, when it was not judged: Ctrl-C stopped it
+    (`STOPPED`), or it cannot be compiled (``CodeVerdict.retry``: `FIX_IT`)."""
+    from course.checkers import run_code_limited  # here: it loads numpy, which only code questions need
+
+    assert question.function is not None and question.checker is not None
+    console.say(f"Running your code (for at most {RUN_SECONDS:g} seconds)...")
+    try:
+        with console.running():
+            verdict = run_code_limited(
+                code, question.function, question.checker, seconds=RUN_SECONDS, starter=question.starter
+            )
+    except KeyboardInterrupt as stop:  # or a plain one: Ctrl-C where no handler is installed
+        if isinstance(stop, Interrupted) and stop.status != EXIT_INTERRUPTED:  # SIGHUP, SIGTERM
+            raise Quit(stop.reason, status=stop.status) from None
+        console.say(_wrapped(console, STOPPED))
+        return None
+    console.say(_wrapped(console, verdict.sentence))
+    if verdict.retry:
+        console.say(FIX_IT)
+        return None
+    return verdict
 
 
 Asker = Callable[[Console, Question, Intervals | None, random.Random], Rating]
@@ -209,24 +263,41 @@ def _choose_rating(console: Console, intervals: Intervals | None, heading: str) 
         console.say("Please type 1, 2, 3 or 4 (or q to quit).")
 
 
-def _read_code(console: Console, question: Question) -> str | None:
-    """The learner's code: from their editor when one is set and starts, else typed; None for "I don't
-    know"."""
+def _wrapped(console: Console, sentence: str) -> str:
+    """A verdict's sentence, wrapped to the terminal (its words and paths never broken)."""
+    return textwrap.fill(sentence, console.width, break_long_words=False, break_on_hyphens=False)
+
+
+def _read_code(console: Console, question: Question, start: str) -> str | None:
+    """The learner's code: from their editor when one is set and starts (given `start`, the starter or the
+    code they ran last), shown before it runs; else typed; None for "I don't know"."""
     for variable in EDITORS:
         if editor := os.environ.get(variable, "").strip():
-            edited = _edit(console, question, variable, editor)
-            if edited is not _NO_EDITOR:
-                return edited if isinstance(edited, str) else None
-            break
+            edited = _edit(console, question, variable, editor, start)
+            if edited is _NO_EDITOR:
+                break
+            if not isinstance(edited, str):
+                return None
+            console.say("Your code:")
+            _show_code(console, edited)
+            return edited
     return _type_code(console)
+
+
+def _show_code(console: Console, code: str) -> None:
+    """`code` as it is, each line indented: not read as Markdown, not wrapped."""
+    lines = code.rstrip().split("\n") if code.strip() else ["(empty)"]
+    console.say("\n".join(CODE_INDENT + line.rstrip() if line.strip() else "" for line in lines))
 
 
 _NO_EDITOR = object()
 
 
-def _edit(console: Console, question: Question, variable: str, editor: str) -> str | object | None:
-    """The code written in `editor` (the value of $`variable`), starting from the question's starter; None
-    for "I don't know"; `_NO_EDITOR` (said why) when it cannot be started."""
+def _edit(
+    console: Console, question: Question, variable: str, editor: str, start: str
+) -> str | object | None:
+    """The code written in `editor` (the value of $`variable`), starting from `start`; None for "I don't
+    know"; `_NO_EDITOR` (said why) when it cannot be started. Ctrl-C in the editor is the editor's."""
     try:
         command = shlex.split(editor)
     except ValueError as problem:
@@ -242,9 +313,10 @@ def _edit(console: Console, question: Question, variable: str, editor: str) -> s
             continue
         with tempfile.TemporaryDirectory(prefix="course-code-") as folder:
             path = Path(folder) / f"{question.function}.py"
-            path.write_text(question.starter or "", encoding="utf-8")
+            path.write_text(start, encoding="utf-8")
             try:
-                finished = subprocess.run([*command, str(path)], check=False)
+                with console.editing():
+                    finished = subprocess.run([*command, str(path)], check=False)
             except OSError as problem:
                 reason = problem.strerror or type(problem).__name__
                 console.say(
@@ -261,15 +333,19 @@ def _edit(console: Console, question: Question, variable: str, editor: str) -> s
 
 
 def _type_code(console: Console) -> str | None:
-    """Code typed line by line, up to an empty line; None when the first line is ``?`` ("I don't know")."""
-    console.say("Type your code; an empty line ends it. (? alone if you don't know, q alone to quit.)")
+    """Code typed line by line, blank lines kept, up to a line holding only `END_OF_CODE` or the end of
+    input; None when the first line is ``?`` ("I don't know"). The end of input before any code stops the
+    command (`Quit`), as at any prompt; blank lines before the code are dropped."""
+    console.say(_wrapped(console, TYPE_CODE))
     lines: list[str] = []
     while True:
-        line = console.ask_line("... ")
+        line = console.code_line("... ") if lines else console.ask_line("... ")  # no code yet: the end stops
+        if line is None or line.strip() == END_OF_CODE:
+            if lines:
+                return "\n".join(lines).rstrip() + "\n"
+            console.say(NO_CODE_YET)
+            continue
         if not lines and line.strip() == "?":
             return None
-        if not line.strip():
-            if lines:
-                return "\n".join(lines) + "\n"
-            continue
-        lines.append(line)
+        if lines or line.strip():
+            lines.append(line)

@@ -1,4 +1,4 @@
-"""``python -m course``: review, cram, stats, check, workbook, transfers, settings, optimize,
+"""``python -m course``: review, quiz, cram, stats, check, workbook, transfers, settings, optimize,
 session-report and class-report, in a terminal.
 
 This is the outermost layer: the only place of the terminal interface that reads the clock (`now`, or the
@@ -13,9 +13,10 @@ Every command that saves checks that it can before it asks a question or does th
 (`course.terminal.writing`): a read-only, locked or full progress file is reported first, with what was not
 done.
 
-Stopping never loses an answer already given: Ctrl-C, a closed terminal (SIGHUP) and SIGTERM stop ``review``
-and ``cram`` the way typing q does, at the prompt on screen (a signal that comes while an answer is being
-saved waits for the next prompt), so that a right answer counted as Good is saved before stopping.
+Stopping never loses an answer already given: Ctrl-C, a closed terminal (SIGHUP) and SIGTERM stop ``review``,
+``quiz`` and ``cram`` the way typing q does, at the prompt on screen (a signal that comes while an answer is
+being saved waits for the next prompt), so that a right answer counted as Good is saved before stopping.
+Ctrl-C while the learner's code runs stops only the code: nothing is saved, and they run it again.
 
 The commands live in `course.terminal`; the progress text they print, in `course.progress`.
 """
@@ -62,7 +63,8 @@ from course.terminal.exits import (
     EXIT_STORE,
     EXIT_USAGE,
 )
-from course.terminal.review import WELCOME, review
+from course.terminal.quiz import quiz
+from course.terminal.review import START, review
 from course.terminal.scheduling import SCHEDULING, optimize, settings
 from course.terminal.session import NotSaved
 from course.terminal.session_report import session_report
@@ -72,6 +74,8 @@ from course.terminal.writing import NOT_DONE, NotWritable, not_done
 from scheduler import Storage, StoreError, StoreNotFoundError
 
 __all__ = ["main", "now"]
+
+_ASKING = ("review", "quiz", "cram")  # the commands that ask questions: stopped at a prompt (`Stops`)
 
 
 def now() -> datetime:
@@ -103,7 +107,7 @@ def main(
     if stdin is None and stdout is None:
         tolerate_encoding_errors(sys.stdin, sys.stdout)
     try:
-        with Stops().installed() if args.command in ("review", "cram") else no_stops() as stops:
+        with Stops().installed() if args.command in _ASKING else no_stops() as stops:
             status = _run(args, source if source is not None else io.StringIO(), out, err, rng, stops)
             return status if stops.pending is None else stops.pending.status  # one came after the last prompt
     except BrokenPipeError:
@@ -127,8 +131,8 @@ def _run(
     rng: random.Random | None = None,
     stops: Stops | None = None,
 ) -> int:
-    """Load the bank, then run check, or open the progress file and run stats, cram or review; or run one
-    of the transfers (export-anki, export-progress, import-progress), or settings or optimize."""
+    """Load the bank, then run check, or open the progress file and run stats, cram, quiz or review; or run
+    one of the transfers (export-anki, export-progress, import-progress), or settings or optimize."""
     if args.command in TRANSFERS:
         return transfer(args, out, err, args.now if args.now is not None else now())
     if args.command in SCHEDULING:
@@ -156,6 +160,8 @@ def _run(
         order_rng = rng if rng is not None else random.Random(args.seed)
         if args.command == "cram":
             return cram(console, err, store, bank, args.lessons, clock, order_rng)
+        if args.command == "quiz":
+            return quiz(console, err, store, bank, args.lesson, clock, local_tz(), order_rng)
         return review(console, store, bank, clock, local_tz(), limits(args), order_rng)
 
     return _using_store(args, err, run)
@@ -179,9 +185,8 @@ def _using_store(args: argparse.Namespace, err: TextIO, run: Callable[[Storage],
             err.write(f"{problem}\n")
             return EXIT_STORE
         err.write(
-            f"no progress yet: there is no progress file at {problem.path}. Answer a quiz in a lesson "
-            f"notebook (start with {WELCOME}) to create it; if your progress lives elsewhere, pass --db "
-            "PATH or set COURSE_DB\n"
+            f"no progress yet: there is no progress file at {problem.path}. {_capitalized(START)}, to create "
+            "it; if your progress lives elsewhere, pass --db PATH or set COURSE_DB\n"
         )
         return EXIT_STORE
     except NotSaved as failed:
@@ -198,13 +203,18 @@ def _using_store(args: argparse.Namespace, err: TextIO, run: Callable[[Storage],
             store.close()
 
 
+def _capitalized(text: str) -> str:
+    """`text` with its first letter a capital, the rest as it is."""
+    return text[:1].upper() + text[1:]
+
+
 def _open(args: argparse.Namespace) -> Storage:
-    """Open the progress file; opening creates nothing. Only ``cram`` with named lessons may create a missing
-    file (a workshop may start there), and only when its first answer is logged: quitting before that leaves
-    nothing behind. Otherwise a missing file is reported. A missing folder is reported in every case (only
-    the per-user default folder is created, with the file), so a mistyped ``--db`` or ``COURSE_DB`` is
-    noticed before any question is asked."""
-    create = args.command == "cram" and bool(args.lessons)
+    """Open the progress file; opening creates nothing. Only ``quiz``, and ``cram`` with named lessons, may
+    create a missing file (a learner may start there), and only when the first answer is saved: quitting
+    before that leaves nothing behind. Otherwise a missing file is reported. A missing folder is reported in
+    every case (only the per-user default folder is created, with the file), so a mistyped ``--db`` or
+    ``COURSE_DB`` is noticed before any question is asked."""
+    create = args.command == "quiz" or (args.command == "cram" and bool(args.lessons))
     if server_url(args.db) is not None:  # a class database: the learner's own rows there
         return open_store(args.db, create=create)
     return open_store(db_path(args.db), create=create, named_by=path_source(args.db))

@@ -1,8 +1,10 @@
-"""Line-based terminal input and output, and the signals that stop ``review`` and ``cram`` at a prompt.
+"""Line-based terminal input and output, and the signals that stop ``review``, ``cram`` and ``quiz`` at a
+prompt.
 
 Ctrl-C (SIGINT), a closed terminal (SIGHUP) and SIGTERM stop the command the way typing q does, at the prompt
 on screen; one that comes while an answer is being saved waits for the next prompt (`Stops`), so that no
-answer is ever half saved.
+answer is ever half saved. While the learner's code runs they stop it at once (`Console.running`); while
+their editor runs, Ctrl-C is the editor's (`Console.editing`).
 """
 
 from __future__ import annotations
@@ -71,12 +73,17 @@ class Stops:
     answer is graded or saved) is held until the next prompt, so that no answer is ever half saved."""
 
     def __init__(self) -> None:
-        self.waiting = False
+        self.waiting = False  # a prompt waits for input, or the learner's code runs: a stop interrupts it
+        self.editing = False  # the learner's editor runs in the foreground: Ctrl-C is its own
         self.pending: Interrupted | None = None
 
     def handle(self, signum: int, frame: object) -> None:
-        """The signal handler: interrupt the prompt waiting, else hold the stop for the next prompt."""
-        reason, status = SIGNALS[signal.Signals(signum).name]
+        """The signal handler: interrupt the prompt waiting (or the code running), else hold the stop for the
+        next prompt; Ctrl-C while the learner's editor runs is left to the editor."""
+        name = signal.Signals(signum).name
+        if self.editing and name == "SIGINT":
+            return
+        reason, status = SIGNALS[name]
         stop = Interrupted(reason, status)
         if self.waiting:
             raise stop
@@ -161,16 +168,45 @@ class Console:
     def ask_line(self, prompt: str) -> str:
         """One line of input as typed (its indentation kept, the line end and trailing white space dropped),
         for code; raises `Quit` as `ask` does, on a line that is only ``q`` and at the end of input."""
+        typed = self.code_line(prompt)
+        if typed is None:
+            raise Quit(_END_OF_INPUT)
+        return typed
+
+    def code_line(self, prompt: str) -> str | None:
+        """`ask_line`, but None at the end of input (Ctrl-D), which ends the code typed so far."""
         line = self._read(prompt)
         if not line:
             self.stdout.write("\n")
-            raise Quit(_END_OF_INPUT)
+            return None
         typed = line.rstrip()
         if self.echo:
             self.stdout.write(typed + "\n")
         if typed.strip().lower() in ("q", "quit"):
             raise Quit(_TYPED_Q)
         return typed
+
+    @contextmanager
+    def running(self) -> Iterator[None]:
+        """While the learner's code runs: a stopping signal (Ctrl-C, SIGHUP, SIGTERM) interrupts it at once,
+        raising `Interrupted` (a `KeyboardInterrupt`) where the code is waited for; one held since the last
+        prompt stops the command first (`Quit`)."""
+        self.stops.raise_pending()
+        self.stops.waiting = True
+        try:
+            yield
+        finally:
+            self.stops.waiting = False
+
+    @contextmanager
+    def editing(self) -> Iterator[None]:
+        """While the learner's editor runs in the foreground: Ctrl-C reaches it too, and is its own (nano, vim
+        and emacs use it), not a stop; a closed terminal and SIGTERM are held for the next prompt."""
+        self.stops.editing = True
+        try:
+            yield
+        finally:
+            self.stops.editing = False
 
     def _read(self, prompt: str) -> str:
         """Show `prompt` and read a line ("" at the end of input); a stopping signal raises `Quit`."""

@@ -15,6 +15,7 @@ from course.progress import (
     due_again,
     due_in,
     interval,
+    lessons_started,
     next_steps,
     outlook,
     plural,
@@ -33,9 +34,14 @@ from course.terminal.session import (
 from course.terminal.writing import check_writable
 from scheduler import ASKED_AGAIN_WITHIN, Item, Limits, Rating, Session, Storage, StoreError
 
-__all__ = ["WELCOME", "review"]
+__all__ = ["START", "WELCOME", "review"]
 
 WELCOME = "00-welcome.ipynb"
+START = (
+    f"answer a lesson's quiz, in its notebook (start with {WELCOME}) or in the terminal (python -m course "
+    "quiz 00)"
+)
+"""How a lesson is started, said when none is."""
 _OPTIONS = LimitOptions(  # they raise today's limits
     "--limit-reviews {n}", "--limit-new {n}", "To answer {them} now, review with {settings}."
 )
@@ -53,16 +59,10 @@ def review(
     """Serve what is due; when the queue runs out, serve what came due meanwhile (learning steps), until
     nothing is due now or today's limits are reached."""
     items = bank.items()
-    nudged = {
-        nudge.item_id for nudge in store.nudges()
-    }  # a card a mistake brought back, maybe of no lesson started
-    started = set(store.enrolled()) | {item.deck for item in items if item.id in nudged}
+    started = set(lessons_started(store, items))  # what stats says: a card a mistake brought back starts one
     enrolled = [lesson for lesson in bank.lessons() if lesson in started]  # course order
     if not enrolled:
-        console.say(
-            f"No lesson started yet: answer a quiz in a lesson notebook (start with {WELCOME}) and its "
-            "questions will come up here."
-        )
+        console.say(f"No lesson started yet: {START}, and its questions will come up here.")
         return EXIT_OK
     start = clock()
     keeper = Keeper(StoreSource(store), create=False)

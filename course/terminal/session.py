@@ -1,7 +1,7 @@
-"""What ``review`` and ``cram`` share around the questions they ask: the heading of each, the time taken, a
-rating kept when the learner stops, how a stop or an answer that could not be saved ends the command, and, on
-a class database, answers kept on this computer while the server cannot be reached (`course.progress.Keeper`,
-which every answer goes through)."""
+"""What ``review``, ``quiz`` and ``cram`` share around the questions they ask: the heading of each, the time
+taken, a rating kept when the learner stops, how a stop or an answer that could not be saved ends the command,
+and, on a class database, answers kept on this computer while the server cannot be reached
+(`course.progress.Keeper`, which every answer goes through)."""
 
 from __future__ import annotations
 

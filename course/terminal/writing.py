@@ -1,4 +1,4 @@
-"""Before a command saves anything: whether it can. Every command that saves (``review``, ``cram``,
+"""Before a command saves anything: whether it can. Every command that saves (``review``, ``quiz``, ``cram``,
 ``settings`` with a change, ``optimize`` without ``--dry-run``, ``import-progress``) checks its progress file
 before it asks a question or does the work whose result it saves; `NotWritable` says why it cannot, and
 `course.terminal.cli` reports it with what was not done (`NOT_DONE`)."""
@@ -14,6 +14,7 @@ __all__ = ["NOT_DONE", "NotWritable", "check_writable", "not_done", "saves"]
 NOTHING_ASKED = "No question was asked, as no answer could be saved to it."
 NOT_DONE = {  # by command: what the learner is told was not done, after the problem
     "review": NOTHING_ASKED,
+    "quiz": NOTHING_ASKED,
     "cram": NOTHING_ASKED,
     "settings": "Nothing was changed.",
     "optimize": "Nothing was changed.",
@@ -38,7 +39,7 @@ def check_writable(store: Storage) -> None:
 
 
 def saves(args: argparse.Namespace) -> bool:
-    """Whether the command `args` asks for saves to the progress file: ``review``, ``cram`` and
+    """Whether the command `args` asks for saves to the progress file: ``review``, ``quiz``, ``cram`` and
     ``import-progress`` do; ``settings`` with a change; ``optimize`` without ``--dry-run``."""
     if args.command == "settings":
         return bool(args.retention is not None or args.default_retention or args.default_parameters)

@@ -19,6 +19,7 @@ from scheduler import (
     CramSession,
     Item,
     Limits,
+    Nudge,
     Rating,
     Session,
     Stats,
@@ -243,6 +244,26 @@ def test_stats_and_forecast(store: Store) -> None:
     with pytest.raises(ValueError) as info:
         forecast(store, bank, at, UTC, days=0)
     assert str(info.value) == "days must be a positive int, got 0"
+
+
+def test_stats_count_what_a_session_serves_when_nudges_brought_items_back(store: Store) -> None:
+    """An item never answered that a nudge brought back is new in a session (first among the new ones, in
+    any deck) and so in stats, never due; one nudged for tomorrow, of a deck not enrolled, is nothing yet."""
+    bank = items("a1", "a2", "a3", "b1", "c1")
+    store.enroll("a", T0)
+    store.record("a1", EASY, T0)  # due T0 + 8d
+    at = T0 + timedelta(days=10)
+    store.nudge(Nudge("b1", T0, at - timedelta(hours=1), "a mistake"))  # deck b is not enrolled
+    store.nudge(
+        Nudge("a3", T0, at - timedelta(hours=1), "a mistake")
+    )  # deck a is: served first, counted once
+    store.nudge(Nudge("c1", T0, at + timedelta(days=1), "a mistake"))  # due tomorrow
+    session = Session(store, bank, at, UTC)
+    assert ids(due_queue(store, bank, at, UTC)) == ["a1", "a3", "b1", "a2"]
+    assert (session.due_count, session.new_count) == (1, 3)
+    result = stats(store, bank, at, UTC)
+    assert (result.due_now, result.due_later_today, result.new_available) == (1, 0, 3)
+    assert result.due_next_7_days == (0, 0, 0, 0, 0, 0, 0)  # c1 comes back tomorrow as a new item
 
 
 def test_true_retention_counts_first_answer_of_each_day_in_review(store: Store) -> None:

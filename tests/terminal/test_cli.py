@@ -22,7 +22,7 @@ from store_helpers import disk_with, full, pin_steps, steps_memory
 
 from course.bank import figures, lint, load_bank
 from course.terminal import cli
-from scheduler import Memory, Rating, Store
+from scheduler import Memory, Nudge, Rating, Store
 from scheduler._failures import ROOM_FOR_A_WRITE
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -480,8 +480,8 @@ def test_review_before_any_lesson(bank: Path, db: Path) -> None:
     result = run("review", "--db", db, "--bank", bank, "--now", NOW)
     assert (result.returncode, result.stderr) == (0, "")
     assert result.stdout == (
-        "No lesson started yet: answer a quiz in a lesson notebook (start with 00-welcome.ipynb) and its "
-        "questions will come up here.\n"
+        "No lesson started yet: answer a lesson's quiz, in its notebook (start with 00-welcome.ipynb) or in "
+        "the terminal (python -m course quiz 00), and its questions will come up here.\n"
     )
 
 
@@ -534,6 +534,136 @@ def test_cram_lesson_arguments(bank: Path, db: Path) -> None:
     assert (
         none.stderr == "no lesson started yet: name the lessons to practise, e.g. python -m course cram 00\n"
     )
+
+
+# ----------------------------------------------------------------------------------------------------- quiz
+
+QUIZ_TRANSCRIPT = """\
+Quiz of lesson 00 Welcome: 3 questions. Each answer is saved to your review schedule as you go. Type q at \
+any prompt to stop.
+
+[1/3] lesson 00 Welcome, recall (00-r)
+What is 2 + 2?
+Press Enter to show the answer (q to quit): <Enter>
+Answer: 4
+Add them.
+See lesson 00 Welcome, section "1. Sums".
+How well did you remember it? (Hard = remembered, with effort)
+  1 Again 1d   2 Hard 5d   3 Good 12d   4 Easy 1.3mo
+Your rating [1-4, q to quit]: 3
+Saved: Good. Next review in 12d.
+
+[2/3] lesson 00 Welcome, choice (00-c)
+Pick b.
+  1) b
+  2) a
+Your answer [1-2, ? if you don't know, q to quit]: 2
+Not quite: the answer is 1) b
+  1) (right answer) Asked for.
+  2) Not b.
+It says b.
+See lesson 00 Welcome, section "2. Letters".
+Saved: Again. Next review in 1d.
+
+[3/3] lesson 00 Welcome, numeric (00-n)
+How many heads?
+Your answer (a number; ? if you don't know; q to quit): 12
+Right: the answer is 12 heads.
+768 / 64.
+See lesson 00 Welcome, section "3. Heads".
+Counted as Good (9d). Press Enter to keep it, or type 2 for Hard (7d; Hard = remembered, with effort) \
+or 4 for Easy (1.3mo): <Enter>
+Saved: Good. Next review in 9d.
+
+Quiz over: 2 of 3 right; 3 answers saved. Next review of this lesson: tomorrow, with python -m course review.
+""".replace("<Enter>", "")
+
+
+def test_quiz_starts_the_lesson_and_saves_each_answer_to_the_schedule(bank: Path, db: Path) -> None:
+    result = run("quiz", "0", "--db", db, "--bank", bank, "--now", NOW, *SWAPPED, stdin="\n3\n2\n12\n\n")
+    assert (result.returncode, result.stderr) == (0, "")
+    assert result.stdout == QUIZ_TRANSCRIPT
+    with Store.open(db, create=False) as store:  # created by the first answer, as the notebook's quiz does
+        assert store.enrolled() == {"00": T}
+        assert log(store) == [("00-r", Rating.GOOD, T), ("00-c", Rating.AGAIN, T), ("00-n", Rating.GOOD, T)]
+        assert store.cram_reviews() == []
+    stats = run("stats", "--db", db, "--bank", bank, "--now", NOW)
+    assert "Lessons started:  00 Welcome\nDue now:          0\n" in stats.stdout
+    tomorrow = (T + timedelta(days=1)).isoformat()
+    review = run("review", "--db", db, "--bank", bank, "--now", tomorrow, stdin="q\n")
+    assert review.stdout.startswith("Review of lesson 00: 1 due now, 0 new.")
+
+
+def test_quiz_saves_a_question_already_scheduled_as_practice(bank: Path, db: Path) -> None:
+    with store_with(db, "00", fuzz=False) as store:
+        store.record("00-r", Rating.GOOD, T - timedelta(days=1))  # due in 9 days: practice now
+        store.record("00-c", Rating.AGAIN, T - timedelta(days=1))  # due today: a review now
+    result = run(
+        "quiz", "00", "--db", db, "--bank", bank, "--now", NOW, *IN_BANK_ORDER, stdin="\n4\n2\n\n?\n"
+    )
+    assert (result.returncode, result.stderr) == (0, "")
+    assert result.stdout.startswith(
+        "Quiz of lesson 00 Welcome: 3 questions. Each answer is saved to your review schedule as you go. "
+        "Type q at any prompt to stop.\n\n[1/3] lesson 00 Welcome, recall (00-r), practice\nThis question "
+        "is already scheduled (next review in 9 days): your answer is saved as practice and leaves its "
+        "schedule unchanged.\nWhat is 2 + 2?\n"
+    )
+    assert (
+        "  1 Again   2 Hard   3 Good   4 Easy\nYour rating [1-4, q to quit]: 4\n"
+        "Saved as practice: Easy. Its next review stays in 9 days.\n\n"
+        "[2/3] lesson 00 Welcome, choice (00-c)\n"
+    ) in result.stdout
+    assert result.stdout.endswith(
+        "Saved: Again. Next review in 1d.\n\nQuiz over: 2 of 3 right; 3 answers saved. 1 answer was "
+        "practice: questions already scheduled keep their schedule. Next review of this lesson: tomorrow, "
+        "with python -m course review.\n"
+    )
+    with Store.open(db, create=False) as store:
+        assert [(r.item_id, r.rating) for r in store.cram_reviews()] == [("00-r", Rating.EASY)]
+        assert [(r.item_id, r.rating) for r in store.reviews()] == [
+            ("00-r", Rating.GOOD),
+            ("00-c", Rating.AGAIN),
+            ("00-c", Rating.GOOD),
+            ("00-n", Rating.AGAIN),
+        ]
+
+
+def test_quiz_lesson_argument_and_stopping(bank: Path, db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    empty = run("quiz", "7", "--db", db, "--bank", bank, "--now", NOW)
+    assert (empty.returncode, empty.stdout) == (2, "")
+    assert empty.stderr == "lesson 07 has no questions yet (lessons with questions: 00, 01)\n"
+    missing = run("quiz", "--db", db, "--bank", bank, "--now", NOW)
+    assert (missing.returncode, missing.stdout) == (2, "")
+    assert missing.stderr.endswith("error: the following arguments are required: LESSON\n")
+    quit_at_once = run("quiz", "01", "--db", db, "--bank", bank, "--now", NOW, stdin="q\n")
+    assert (quit_at_once.returncode, quit_at_once.stderr) == (0, "")
+    assert quit_at_once.stdout.endswith("(q to quit): q\nStopped (you typed q): 0 answers saved.\n")
+    assert not db.exists()  # nothing answered: nothing created
+    status, out, err = in_process(
+        monkeypatch,
+        "quiz",
+        "00",
+        "--db",
+        db,
+        "--bank",
+        bank,
+        "--now",
+        NOW,
+        *IN_BANK_ORDER,
+        stdin=Keys("\n3\n"),
+    )
+    assert (status, err) == (130, "")
+    assert out.endswith(
+        "Your answer [1-2, ? if you don't know, q to quit]: \nStopped (Ctrl-C): 1 answer saved.\n"
+    )
+    with Store.open(db, create=False) as store:
+        assert log(store) == [("00-r", Rating.GOOD, T)]
+        assert store.enrolled() == {"00": T}
+
+
+def test_quiz_is_in_the_help() -> None:
+    result = run("--help")
+    assert "    quiz           take a lesson's quiz: start the lesson, its answers saved\n" in result.stdout
 
 
 # ---------------------------------------------------------------------------------------------------- stats
@@ -612,8 +742,9 @@ def test_missing_database(bank: Path, db: Path, command: list[str]) -> None:
     result = run(*command, "--db", db, "--bank", bank, "--now", NOW)
     assert (result.returncode, result.stdout) == (2, "")
     assert result.stderr == (
-        f"no progress yet: there is no progress file at {db}. Answer a quiz in a lesson notebook (start with "
-        "00-welcome.ipynb) to create it; if your progress lives elsewhere, pass --db PATH or set COURSE_DB\n"
+        f"no progress yet: there is no progress file at {db}. Answer a lesson's quiz, in its notebook (start "
+        "with 00-welcome.ipynb) or in the terminal (python -m course quiz 00), to create it; if your "
+        "progress lives elsewhere, pass --db PATH or set COURSE_DB\n"
     )
     assert not db.exists()
 
@@ -1146,7 +1277,7 @@ def test_cram_quit_at_once_creates_nothing_in_the_default_place(bank: Path, tmp_
 
 
 @pytest.mark.parametrize("how", ["--db", "COURSE_DB"])
-@pytest.mark.parametrize("command", [["cram", "01"], ["review"], ["stats"]])
+@pytest.mark.parametrize("command", [["cram", "01"], ["quiz", "01"], ["review"], ["stats"]])
 def test_a_progress_file_in_a_missing_folder_is_reported(
     bank: Path, tmp_path: Path, how: str, command: list[str]
 ) -> None:
@@ -1171,6 +1302,23 @@ def test_stats_say_due_now_and_later_today_as_the_review_header_does(bank: Path,
     assert "Due now:          1\nLater today:      1\n" in result.stdout
     review = run("review", "--db", db, "--bank", bank, "--now", NOW, "--limit-new", "0", stdin="q\n")
     assert review.stdout.startswith("Review of lesson 00: 1 due now, 0 new.")
+
+
+def test_stats_and_review_agree_on_a_card_a_mistake_brought_back(bank: Path, db: Path) -> None:
+    """A card a mistake brought back (a nudge), never answered, of a lesson whose quiz was not taken: both
+    say that lesson is started, and count the card as new, not due."""
+    with store_with(db, "00", fuzz=False) as store:
+        store.record("00-r", Rating.GOOD, T - timedelta(days=15))
+        store.record("00-c", Rating.GOOD, T - timedelta(days=15))
+        store.nudge(Nudge("01-r", T - timedelta(days=1), T - timedelta(hours=6), "a mistake"))
+    stats = run("stats", "--db", db, "--bank", bank, "--now", NOW)
+    assert (stats.returncode, stats.stderr) == (0, "")
+    assert "Lessons started:  00 Welcome, 01 Similarity and softmax\nDue now:          2\n" in stats.stdout
+    assert (
+        "New available:    2\nCode cards:       1 card brought back by mistakes this week\n" in stats.stdout
+    )
+    review = run("review", "--db", db, "--bank", bank, "--now", NOW, stdin="q\n")
+    assert review.stdout.startswith("Review of lessons 00, 01: 2 due now, 2 new.")
 
 
 def test_a_signal_while_an_answer_is_saved_stops_at_the_next_prompt(
@@ -1216,7 +1364,7 @@ def _signal_while_saved(bank: Path, db: Path, monkeypatch: pytest.MonkeyPatch) -
     assert saved(db, "review") == [("00-r", Rating.GOOD)]
 
 
-@pytest.mark.parametrize("command", ["review", "cram"])
+@pytest.mark.parametrize("command", ["review", "cram", "quiz"])
 def test_a_progress_file_sqlite_opens_read_only_is_refused_before_the_first_question(
     bank: Path, db: Path, monkeypatch: pytest.MonkeyPatch, command: str
 ) -> None:
@@ -1231,7 +1379,7 @@ def test_a_progress_file_sqlite_opens_read_only_is_refused_before_the_first_ques
         return connect(target, *args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(sqlite3, "connect", read_only)
-    lessons = ["00"] if command == "cram" else []
+    lessons = ["00"] if command in ("cram", "quiz") else []
     status, out, err = in_process(
         monkeypatch, command, *lessons, "--db", db, "--bank", bank, "--now", NOW, stdin=io.StringIO("\n3\n")
     )
@@ -1240,7 +1388,7 @@ def test_a_progress_file_sqlite_opens_read_only_is_refused_before_the_first_ques
     stats = in_process(monkeypatch, "stats", "--db", db, "--bank", bank, "--now", NOW, stdin=io.StringIO())
     assert (stats[0], stats[2]) == (0, "")
     monkeypatch.undo()
-    assert saved(db, command) == []
+    assert saved(db, "review") == saved(db, "cram") == []
 
 
 @pytest.mark.parametrize(

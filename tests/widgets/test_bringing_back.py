@@ -91,7 +91,8 @@ def test_the_next_day_the_review_asks_for_the_code_and_then_lets_it_go(tmp_path:
         f"import sys\nfrom pathlib import Path\nPath(sys.argv[-1]).write_text({card.solution!r})\n"
     )
     stats = run("stats", "--db", db, "--now", DAY_2.isoformat())
-    assert "Due now:          1\n" in stats.stdout
+    assert "Lessons started:  05 Masked (causal) self-attention\nDue now:          0\n" in stats.stdout
+    assert "New available:    1\n" in stats.stdout  # as the review says: never answered, so new
     assert "Code cards:       1 card brought back by mistakes this week\n" in stats.stdout
     review = run(
         "review", "--db", db, "--now", DAY_2.isoformat(), stdin="\n\n", editor=f"{sys.executable} {script}"
