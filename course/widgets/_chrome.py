@@ -8,9 +8,10 @@ description (and its value as shown, not the slider's inner number), says which 
 groups the rating radio buttons, makes the status line (`STATUS_CLASS`, visually hidden) a polite live region
 that says what just happened, moves the focus where the kernel asks (`focus_here`: the next question, the
 summary), sends a typed answer with its text (`course.widgets._typed`), keeps a code box
-(`course.widgets._code`) a code editor (Tab indents, Escape then Tab or Shift+Tab leaves, it grows with its
-code, Shift+Enter sends the code with its text), and says what to do when a click or a submission gets no
-answer from the kernel (`STALE_TEXT`: it was restarted or stopped, run the cell again).
+(`course.widgets._code`) a code editor (Enter keeps the indentation, a level more after a colon; Backspace at
+an indent removes a level; Tab indents, Escape then Tab or Shift+Tab leaves; it grows with its code;
+Shift+Enter sends the code with its text), and says what to do when a click or a submission gets no answer
+from the kernel (`STALE_TEXT`: it was restarted or stopped, run the cell again).
 """
 
 from __future__ import annotations
@@ -232,7 +233,31 @@ function indent(event) {{  // Tab in a code box indents; Escape then Tab, or Shi
     t.dispatchEvent(new Event('input', {{bubbles: true}}));
   }}
 }}
+function edit(event) {{  // Enter keeps the indentation (one level more after a colon); Backspace at an
+  // indent removes one level (4 spaces)
+  var t = event.target;
+  if (t.tagName !== 'TEXTAREA' || !t.closest('.{CODE_CLASS}') || t.disabled) return;
+  if (event.shiftKey || event.ctrlKey || event.altKey || event.metaKey || event.isComposing) return;
+  var at = t.selectionStart, line = t.value.slice(t.value.lastIndexOf('\\n', at - 1) + 1, at);
+  var lead = line.match(/^ */)[0];
+  if (event.key === 'Enter') {{
+    var more = /:\\s*$/.test(line) ? '    ' : '';
+    event.preventDefault();
+    insert(t, '\\n' + lead + more);
+  }} else if (event.key === 'Backspace' && at === t.selectionEnd && line.length > 0 && lead === line) {{
+    event.preventDefault();
+    t.setSelectionRange(at - (line.length % 4 || 4), at);
+    insert(t, '');
+  }}
+}}
+function insert(t, text) {{  // insertText keeps the browser's undo and fires the input event
+  if (!document.execCommand || !document.execCommand(text ? 'insertText' : 'delete', false, text)) {{
+    t.setRangeText(text, t.selectionStart, t.selectionEnd, 'end');
+    t.dispatchEvent(new Event('input', {{bubbles: true}}));
+  }}
+}}
 root.addEventListener('keydown', indent, true);
+root.addEventListener('keydown', edit, true);
 root.addEventListener('input', function (event) {{
   var t = event.target;
   if (t.tagName === 'TEXTAREA' && t.closest('.{CODE_CLASS}')) fit(t);

@@ -1,13 +1,14 @@
 """A code answer: a multi-line code box, a hint and "Run and check", graded on exactly the code typed.
 
 The box (a ``Textarea``, `CODE_CLASS`) is prefilled with the card's starter code, monospace, a few rows high;
-in the browser the chrome's script (`course.widgets._chrome`) makes it grow with its code, makes Tab indent
-by 4 spaces (Escape then Tab, or Shift+Tab, leaves it: the hint says so, and is the box's description), and
-sends the code with Shift+Enter or a click on the button through a hidden box of its own (`TYPED_CLASS`), as
-`course.widgets._typed` does for a typed number: one value that carries both the submission and the code,
+in the browser the chrome's script (`course.widgets._chrome`) makes it grow with its code, makes Enter keep
+the line's indentation (a level more after a colon) and Backspace at an indent remove a level, makes Tab
+indent by 4 spaces (Escape then Tab, or Shift+Tab, leaves it: the hint says so, and is the box's description),
+and sends the code with Shift+Enter or a click on the button through a hidden box of its own (`TYPED_CLASS`),
+as `course.widgets._typed` does for a typed number: one value that carries both the submission and the code,
 so a submission never overtakes the last keys typed. The code travels as JSON (a text box's value holds no
-line break). Where the script does not run (the tests, a front end that does not run it), the button's
-click reads the box's value.
+line break). Where the script does not run (the tests, a front end that does not run it), the button's click
+reads the box's value.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from course.widgets._chrome import (
 __all__ = ["CODE_HINT", "CodeAnswer", "code_rows"]
 
 CODE_HINT = (
+    "Enter keeps the indentation (one level more after a colon), Backspace at an indent removes one level, "
     "Tab indents by 4 spaces; to leave the box, press Escape then Tab (or Shift+Tab). "
     "Shift+Enter runs and checks your code."
 )

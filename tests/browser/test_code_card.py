@@ -2,12 +2,12 @@
 
 The review of a bank holding one code card (its checker `course.checkers.check_causal_mask`) runs on a store
 with fsrs's same-day steps, so that an Again comes back before the session ends. The card is answered wrong,
-then right, each typed at full speed (no delay between the keys, Tab to indent) and sent with Shift+Enter at
-once: the code graded is the code typed, each verdict is said in the live region, the worked solution shows
-after the attempt, and the store holds Again then Good. Tab indents in the code box; Escape then Tab leaves
-it (and the hint, the box's description, says so); after Next the focus is on the question, not in the box.
-axe-core finds nothing wrong in the widget, before and after an answer; at 320 CSS px the widget fits its
-column.
+then right, each typed at full speed (no delay between the keys; Enter keeps the indentation and adds a level
+after a colon, Backspace at an indent removes a level, Tab indents) and sent with Shift+Enter at once: the
+code graded is the code typed, each verdict is said in the live region, the worked solution shows after the
+attempt, and the store holds Again then Good. Tab indents in the code box; Escape then Tab leaves it (and the
+hint, the box's description, says so); after Next the focus is on the question, not in the box. axe-core finds
+nothing wrong in the widget, before and after an answer; at 320 CSS px the widget fits its column.
 
 Needs the system Chromium and the playwright package, as ``tests/browser/test_first_day.py`` (whose helpers
 it uses).
@@ -57,30 +57,58 @@ explanation = '''Query i sees keys 0 to i: the lower triangle, diagonal included
 section = "2. The causal mask"
 """
 
-# What the learner types: "\t" is the Tab key, which indents by 4 spaces in the code box.
-WRONG_KEYS = "def causal_mask(t):\n\treturn np.triu(np.ones((t, t), dtype=bool))"
+# What the learner types: "\t" is the Tab key (4 spaces), "\b" Backspace, "\n" Enter, which keeps the line's
+# indentation and adds a level after a colon; Backspace at an indent removes one level.
+WRONG_KEYS = "def causal_mask(t):\n\b\treturn np.triu(np.ones((t, t), dtype=bool))"
 RIGHT_KEYS = (
     "def causal_mask(t):\n"
-    "\t# True where query i may attend to key j: j <= i\n"
-    "\trows = np.arange(t)[:, None]\n"
-    "\tcols = np.arange(t)[None, :]\n"
-    "\tallowed = cols <= rows\n"
-    "\treturn allowed"
+    "# True where query i may attend to key j: j <= i\n"
+    "rows, cols = np.indices((t, t))\n"
+    "if t == 0:\n"
+    "return np.zeros((0, 0), dtype=bool)\n"
+    "\breturn cols <= rows"
 )
 
 
 def typed(keys: str) -> str:
-    """What the code box holds once `keys` are typed into an empty one."""
-    return keys.replace("\t", "    ")
+    """What the code box holds once `keys` are typed into an empty one, by the editor's rules."""
+    text = ""
+    for key in keys:
+        line = text.rsplit("\n", 1)[-1]
+        if key == "\n":
+            lead = line[: len(line) - len(line.lstrip(" "))]
+            text += "\n" + lead + ("    " if line.rstrip().endswith(":") else "")
+        elif key == "\t":
+            text += "    "
+        elif key == "\b":
+            text = text[: -(len(line) % 4 or 4)] if line and not line.strip(" ") else text[:-1]
+        else:
+            text += key
+    return text
+
+
+def test_the_editors_rules_as_typed() -> None:
+    assert typed(WRONG_KEYS) == "def causal_mask(t):\n    return np.triu(np.ones((t, t), dtype=bool))"
+    assert typed(RIGHT_KEYS) == (
+        "def causal_mask(t):\n"
+        "    # True where query i may attend to key j: j <= i\n"
+        "    rows, cols = np.indices((t, t))\n"
+        "    if t == 0:\n"
+        "        return np.zeros((0, 0), dtype=bool)\n"
+        "    return cols <= rows"
+    )
 
 
 def type_fast(page: Any, keys: str) -> None:
     """Type `keys` with no delay between them, "\t" pressed as the Tab key (``keyboard.type`` would insert
-    a tab character)."""
-    for number, part in enumerate(keys.split("\t")):
-        if number:
+    a tab character) and "\b" as Backspace."""
+    for part in re.split(r"([\t\b])", keys):
+        if part == "\t":
             page.keyboard.press("Tab")
-        page.keyboard.type(part)
+        elif part == "\b":
+            page.keyboard.press("Backspace")
+        elif part:
+            page.keyboard.type(part)
 
 
 CELL = """from datetime import timedelta

@@ -142,7 +142,8 @@ def test_a_code_card_shows_its_starter_in_a_named_code_box(bank: Bank, db: Path,
     assert CODE_CLASS in code.box._dom_classes and code.box.rows == 6
     assert CODE_HINT in html.unescape(code.hint.value) and CODE_HINT_CLASS in code.hint._dom_classes
     assert CODE_HINT == (
-        "Tab indents by 4 spaces; to leave the box, press Escape then Tab (or Shift+Tab). "
+        "Enter keeps the indentation (one level more after a colon), Backspace at an indent removes one "
+        "level, Tab indents by 4 spaces; to leave the box, press Escape then Tab (or Shift+Tab). "
         "Shift+Enter runs and checks your code."
     )
     assert code.button.description == "Run and check"
