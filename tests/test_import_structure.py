@@ -155,6 +155,24 @@ def test_no_import_cycles() -> None:
     assert _cycle(_graph()) is None
 
 
+def test_no_import_cycles_for_the_type_checker_either() -> None:
+    """Imports under ``if TYPE_CHECKING:`` count too: a type two modules share lives in a third that both
+    import (``course.checkers._result``'s CheckResult, for the engine and the listeners)."""
+    graph: dict[str, set[str]] = {name: set() for name in MODULES}
+    for importer, module in _all_imports():
+        graph[importer].add(module)
+    assert _cycle(graph) is None
+
+
+MAX_LINES = 600
+
+
+def test_no_module_is_longer_than_600_lines() -> None:
+    """A module that grows past this is split by concern (``_block`` and ``_layer_norm``)."""
+    lines = {name: len(path.read_text(encoding="utf-8").splitlines()) for name, path in MODULES.items()}
+    assert {name: count for name, count in lines.items() if count > MAX_LINES} == {}
+
+
 def test_the_cycle_finder_finds_a_cycle() -> None:
     assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert _cycle({"a": {"b"}, "b": set()}) is None

@@ -1,18 +1,22 @@
 """Checkers for lesson 02: attention on inputs stored channels first, the softmax's Jacobian, the gradient of
 attention with respect to its queries, and the repaired attention of the find-the-bug exercise. The building
 blocks of the attention checkers of later lessons live here too (``attention_case``, ``attention_mistakes``,
-``scale_mistakes``), and ``check_attention`` (the plain matrix form) is the one the engine's tests use."""
+``scale_mistakes``), and ``check_attention`` (the plain matrix form) is the one the engine's tests use. The
+lesson's code cards (``check_card_scaled_scores``, ``check_card_attention``, ``check_card_softmax_backward``)
+close the module."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from course.attention import scaled_dot_product_attention, softmax
+from course.checkers._card_parts import Array
 from course.checkers._engine import Case, CheckResult, run_cases
 from course.checkers._softmax import STABLE_HINT
 
@@ -31,6 +35,9 @@ __all__ = [
     "attention_case",
     "attention_mistakes",
     "check_attention",
+    "check_card_attention",
+    "check_card_scaled_scores",
+    "check_card_softmax_backward",
     "check_channels_first_attention",
     "check_fixed_attention",
     "check_query_gradient",
@@ -454,5 +461,106 @@ def check_query_gradient(fn: Callable[..., Any]) -> CheckResult:
             case("4 queries, 4 keys, d_k = 3, d_v = 3", 4, 4, 3, 3),
             case("a single key: its weight is always 1", 3, 1, 2, 2),
             case("a single query, 6 keys, d_k = 8, d_v = 5", 1, 6, 8, 5),
+        ],
+    )
+
+
+# ----------------------------------------------------------------------------------------------------
+# The code cards: scaled scores, attention, the gradient through the softmax
+
+SCORES_UNSCALED = "the scores are not scaled; divide q @ kᵀ by √d_k"
+SCORES_BY_D_K = "it divides by d_k; divide by its square root, √d_k"
+SCORES_MULTIPLIED = "it multiplies by √d_k; divide by it"
+SCORES_TRANSPOSE_HINT = (
+    "swap the last two axes of k with np.swapaxes(k, -1, -2); k.T reverses every axis, batch axes too"
+)
+
+
+def check_card_scaled_scores(fn: Callable[[Array, Array], Any]) -> CheckResult:
+    """Check ``fn(q, k)``: q (..., T_q, d_k), k (..., T_k, d_k); returns q @ kᵀ / √d_k, (..., T_q, T_k)."""
+    rng = np.random.default_rng(1201)
+
+    def case(name: str, q: Array, k: Array) -> Case:
+        raw = q @ np.swapaxes(k, -1, -2)
+        d_k = q.shape[-1]
+        mistakes = (
+            (raw, SCORES_UNSCALED),
+            (raw / d_k, SCORES_BY_D_K),
+            (raw * math.sqrt(d_k), SCORES_MULTIPLIED),
+        )
+        return Case(
+            name,
+            (q, k),
+            raw / math.sqrt(d_k),
+            mistakes=mistakes,
+            error_hint=SCORES_TRANSPOSE_HINT,
+            error_when=MATMUL_ERRORS,
+        )
+
+    r = rng.standard_normal
+    return run_cases(
+        "scaled scores",
+        fn,
+        [
+            case("3 queries, 5 keys, d_k = 4", r((3, 4)), r((5, 4))),
+            case("d_k = 1", r((2, 1)), r((3, 1))),
+            case("batch axes (2, 3), d_k = 16", r((2, 3, 4, 16)), r((2, 3, 6, 16))),
+        ],
+    )
+
+
+def check_card_attention(fn: Callable[[Array, Array, Array], Any]) -> CheckResult:
+    """Check ``fn(q, k, v)``: softmax(q kᵀ / √d_k) v with any leading batch axes, returning
+    ``(output, weights)``: (..., T_q, d_v) and (..., T_q, T_k)."""
+    rng = np.random.default_rng(1202)
+    r = rng.standard_normal
+    cases = [
+        attention_case("2 queries, 3 keys, d_k = 4, d_v = 2", r((2, 4)), r((3, 4)), r((3, 2))),
+        attention_case("one key", r((3, 2)), r((1, 2)), r((1, 5))),
+        attention_case("batch axes (2, 3)", r((2, 3, 4, 8)), r((2, 3, 5, 8)), r((2, 3, 5, 3))),
+        attention_case("large scores", 30 * r((3, 16)), 30 * r((4, 16)), r((4, 2)), hint=STABLE_HINT),
+    ]
+    # The card asks for (output, weights): the output alone is refused.
+    return run_cases("attention", fn, [replace(case, weights_required=True) for case in cases])
+
+
+BACKWARD_DIAGONAL = (
+    "it keeps only the diagonal of the Jacobian, p_i g_i; subtract the weighted mean of the gradient too: "
+    "p * (g - (p * g).sum(axis=-1, keepdims=True))"
+)
+BACKWARD_UNWEIGHTED = (
+    "it subtracts the plain sum of the gradient; subtract its mean weighted by p, (p * g).sum(axis=-1, "
+    "keepdims=True)"
+)
+BACKWARD_THROUGH = "it passes the gradient through unchanged; the softmax's Jacobian is p_i (δ_ij - p_j)"
+BACKWARD_WHOLE_ARRAY = (
+    "the weighted sum runs over the whole array; take it along each row, axis=-1, keepdims=True"
+)
+
+
+def check_card_softmax_backward(fn: Callable[[Array, Array], Any]) -> CheckResult:
+    """Check ``fn(p, grad_p)``: p = softmax(s) along the last axis, (..., n), grad_p = ∂L/∂p; returns
+    ∂L/∂s = p * (grad_p - (p * grad_p).sum(axis=-1, keepdims=True)), (..., n)."""
+    rng = np.random.default_rng(1207)
+
+    def case(name: str, shape: tuple[int, ...]) -> Case:
+        p, g = softmax(rng.standard_normal(shape)), rng.standard_normal(shape)
+        right = p * (g - (p * g).sum(axis=-1, keepdims=True))
+        mistakes = [
+            (p * g, BACKWARD_DIAGONAL),
+            (p * (g - g.sum(axis=-1, keepdims=True)), BACKWARD_UNWEIGHTED),
+            (g, BACKWARD_THROUGH),
+        ]
+        if len(shape) > 1:
+            mistakes.append((p * (g - (p * g).sum()), BACKWARD_WHOLE_ARRAY))
+        return Case(name, (p, g), right, mistakes=tuple(mistakes))
+
+    return run_cases(
+        "softmax backward",
+        fn,
+        [
+            case("one row of 4 weights", (4,)),
+            case("3 rows of 5 weights", (3, 5)),
+            case("a batch (2, 2, 3)", (2, 2, 3)),
         ],
     )

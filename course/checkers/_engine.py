@@ -41,9 +41,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from course.checkers._listening import heard
+from course.checkers._result import CheckResult
 from course.efficient import peak_memory
 
-# Public here: the lesson modules build their checkers from these.
+# Public here: the lesson modules build their checkers from these (CheckResult is _result's, re-exported).
 __all__ = [
     "ATOL",
     "NOT_WRITTEN",
@@ -61,21 +62,6 @@ __all__ = [
 
 RTOL = 1e-5
 ATOL = 1e-7  # loose enough for a learner computing in float32
-
-
-@dataclass(frozen=True)
-class CheckResult:
-    """What a checker found: ``ok`` is True when every case passes; ``message`` is the sentence it printed
-    (``course.checkers.mistake_in(message)``: the named mistake it names, if any)."""
-
-    ok: bool
-    message: str
-
-    def __bool__(self) -> bool:
-        return self.ok
-
-    def _ipython_display_(self) -> None:
-        """Show nothing when a notebook cell ends with a checker call: the sentence is printed already."""
 
 
 @dataclass(frozen=True)

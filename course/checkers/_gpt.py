@@ -1,11 +1,13 @@
 """Checkers for lesson 09: generation with the key/value cache, nucleus (top-p) sampling, and the exact
-number of parameters of a GPT.
+number of parameters of a GPT; then the lesson's code cards (``check_card_lm_loss``, ``check_card_bigram``,
+``check_card_lr_schedule``).
 
 torch is imported inside the checkers that need it, so that importing ``course.checkers`` never imports it.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -14,6 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from course.checkers._engine import Case, CheckResult, Problem, check_case, run_cases
+from course.checkers._softmax import LSE_STABLE_HINT
 
 __all__ = [
     "GEN_ARGMAX",
@@ -37,6 +40,9 @@ __all__ = [
     "TOPP_ONE_TOO_MANY",
     "TOPP_SORTED",
     "TOPP_UNNORMALISED",
+    "check_card_bigram",
+    "check_card_lm_loss",
+    "check_card_lr_schedule",
     "check_generate_cached",
     "check_parameter_count",
     "check_top_p",
@@ -392,5 +398,184 @@ def check_parameter_count(fn: Callable[..., Any]) -> CheckResult:
                 3072,
                 True,
             ),
+        ],
+    )
+
+
+# ----------------------------------------------------------------------------------------------------
+# The code cards: the language-model loss, a bigram table, the learning-rate schedule
+
+LM_NOT_SHIFTED = (
+    "each position is scored on its own token; it predicts the next one: score logits[:-1] against tokens[1:]"
+)
+LM_WRONG_WAY = (
+    "the shift goes the wrong way: position t predicts token t + 1, so pair logits[:-1] with tokens[1:]"
+)
+LM_NO_LOG_SOFTMAX = (
+    "it uses the raw logits as log-probabilities; normalise them first: log softmax(logits) = logits - "
+    "logsumexp(logits)"
+)
+LM_SUM = "it sums over the positions; the loss is their mean, in nats per token"
+
+
+def _log_softmax(x: Array) -> Array:
+    m = x.max(axis=-1, keepdims=True)
+    out: Array = x - m - np.log(np.exp(x - m).sum(axis=-1, keepdims=True))
+    return out
+
+
+def _lm_loss(logits: Array, tokens: Array, bug: str = "") -> Array:
+    scores = logits if bug == "raw" else _log_softmax(logits)
+    if bug == "not shifted":
+        picked = np.take_along_axis(scores, tokens[:, None], axis=-1)[:, 0]
+    elif bug == "wrong way":
+        picked = np.take_along_axis(scores[1:], tokens[:-1, None], axis=-1)[:, 0]
+    else:
+        picked = np.take_along_axis(scores[:-1], tokens[1:, None], axis=-1)[:, 0]
+    return np.array(-picked.sum() if bug == "sum" else -picked.mean())
+
+
+def check_card_lm_loss(fn: Callable[..., Any]) -> CheckResult:
+    """Check ``fn(logits, tokens)``: the next-token cross-entropy of one sequence, logits (T, V) and tokens
+    (T,) int: the mean over t < T - 1 of -log softmax(logits[t])[tokens[t + 1]], a number."""
+    rng = np.random.default_rng(1901)
+
+    def case(name: str, t: int, v: int, scale: float, shift: float = 0.0) -> Case:
+        logits = shift + scale * rng.standard_normal((t, v))
+        tokens = rng.integers(0, v, t)
+        mistakes = tuple(
+            (_lm_loss(logits, tokens, bug), words)
+            for bug, words in (
+                ("not shifted", LM_NOT_SHIFTED),
+                ("wrong way", LM_WRONG_WAY),
+                ("raw", LM_NO_LOG_SOFTMAX),
+                ("sum", LM_SUM),
+            )
+        )
+        expected = _lm_loss(logits, tokens)
+        return Case(name, (logits, tokens), expected, mistakes=mistakes, nonfinite_hint=LSE_STABLE_HINT)
+
+    return run_cases(
+        "language-model loss",
+        fn,
+        [
+            case("6 positions, a vocabulary of 5", 6, 5, 1.0),
+            case("10 positions, a vocabulary of 8, large logits", 10, 8, 30.0),
+            # Above exp's overflow (709.8): exp(logits) is inf, a naive log(softmax) NaN.
+            case("5 positions, a vocabulary of 6, logits near 1000", 5, 6, 3.0, 1000.0),
+        ],
+    )
+
+
+BIGRAM_TRANSPOSED = (
+    "the table is transposed: row a must hold the counts of what follows a, counts[ids[:-1], ids[1:]]"
+)
+BIGRAM_NO_SMOOTHING = (
+    "a pair never seen gets probability 0 (and a character never followed by anything a row of NaN): add 1 "
+    "to every count before normalising"
+)
+BIGRAM_WHOLE_TABLE = (
+    "it divides by the sum of the whole table; divide each row by its own sum, so that p(. | a) sums to 1"
+)
+BIGRAM_FANCY_INDEX = (
+    "a pair that occurs more than once is counted once: counts[a, b] += 1 with index arrays adds 1 once per "
+    "distinct pair; np.add.at(counts, (ids[:-1], ids[1:]), 1) counts every occurrence"
+)
+
+
+def _bigram(ids: Array, vocab: int, bug: str = "") -> Array:
+    counts = np.zeros((vocab, vocab))
+    if bug == "transposed":
+        np.add.at(counts, (ids[1:], ids[:-1]), 1)
+    elif bug == "fancy index":
+        counts[ids[:-1], ids[1:]] += 1  # a repeated pair is counted once
+    else:
+        np.add.at(counts, (ids[:-1], ids[1:]), 1)
+    smoothed = counts if bug == "no smoothing" else counts + 1
+    with np.errstate(all="ignore"):
+        table: Array = smoothed / (smoothed.sum() if bug == "whole" else smoothed.sum(axis=1, keepdims=True))
+    return table
+
+
+def check_card_bigram(fn: Callable[..., Any]) -> CheckResult:
+    """Check ``fn(ids, vocab)``: the (vocab, vocab) bigram table of the token sequence ``ids`` (n,) int,
+    row a the probabilities of the token after a, from the counts with add-one smoothing."""
+    rng = np.random.default_rng(1902)
+
+    def case(name: str, ids: Array, vocab: int) -> Case:
+        mistakes = tuple(
+            (_bigram(ids, vocab, bug), words)
+            for bug, words in (
+                ("transposed", BIGRAM_TRANSPOSED),
+                ("no smoothing", BIGRAM_NO_SMOOTHING),
+                ("whole", BIGRAM_WHOLE_TABLE),
+                ("fancy index", BIGRAM_FANCY_INDEX),
+            )
+        )
+        return Case(name, (ids, vocab), _bigram(ids, vocab), mistakes=mistakes)
+
+    return run_cases(
+        "bigram table",
+        fn,
+        [
+            case("12 tokens of a vocabulary of 4", rng.integers(0, 4, 12), 4),
+            case("'abab' as [0, 1, 0, 1], a vocabulary of 3 (token 2 never seen)", np.array([0, 1, 0, 1]), 3),
+        ],
+    )
+
+
+LR_WARMUP_FROM_ZERO = (
+    "the warm-up starts at 0 at step 0, a step that trains nothing; start at peak / warmup: "
+    "peak * (step + 1) / warmup"
+)
+LR_NO_FLOOR = "the cosine decays to 0; it ends at floor * peak: peak * (floor + (1 - floor) * cosine term)"
+LR_DECAY_FROM_ZERO = (
+    "the cosine is measured from step 0; it starts after the warm-up: progress = (step - warmup) / (total - "
+    "warmup)"
+)
+
+
+def _lr(step: int, peak: float, warmup: int, total: int, floor: float, bug: str = "") -> float:
+    if step < warmup:
+        return peak * (step if bug == "from zero" else step + 1) / warmup
+    start = 0 if bug == "decay from zero" else warmup
+    progress = min(1.0, (step - start) / max(1, total - start))
+    low = 0.0 if bug == "no floor" else floor
+    return peak * (low + (1 - low) * 0.5 * (1 + math.cos(math.pi * progress)))
+
+
+def check_card_lr_schedule(fn: Callable[..., Any]) -> CheckResult:
+    """Check ``fn(step, peak, warmup, total, floor)``: a linear warm-up from peak / warmup (step 0) to peak
+    (step warmup - 1), then a cosine decay from peak (step warmup) to floor * peak (step total and after).
+    The learner's numbers for a range of steps are compared as one array."""
+
+    def case(name: str, peak: float, warmup: int, total: int, floor: float) -> Case:
+        steps = range(total + 2)
+
+        def curve(bug: str = "") -> Array:
+            return np.array([_lr(s, peak, warmup, total, floor, bug) for s in steps])
+
+        mistakes = tuple(
+            (curve(bug), words)
+            for bug, words in (
+                ("from zero", LR_WARMUP_FROM_ZERO),
+                ("no floor", LR_NO_FLOOR),
+                ("decay from zero", LR_DECAY_FROM_ZERO),
+            )
+        )
+        return Case(name, (peak, warmup, total, floor), curve(), mistakes=mistakes)
+
+    def over_steps(learner: Callable[..., Any]) -> Callable[..., Any]:
+        def run(peak: float, warmup: int, total: int, floor: float) -> Any:
+            return [learner(s, peak, warmup, total, floor) for s in range(total + 2)]
+
+        return run
+
+    return run_cases(
+        "learning-rate schedule",
+        over_steps(fn),
+        [
+            case("peak 1e-2, 4 warm-up steps, 12 in all, floor 0.1", 1e-2, 4, 12, 0.1),
+            case("peak 3e-4, 10 warm-up steps, 30 in all, floor 0", 3e-4, 10, 30, 0.0),
         ],
     )

@@ -1,5 +1,6 @@
 """Checkers for lesson 04: splitting a fused query-key-value projection into heads, each head's term of the
-output projection, and grouped-query attention."""
+output projection, and grouped-query attention; then the lesson's code cards (``check_card_split_heads``,
+``check_card_merge_heads``, ``check_card_repeat_kv``)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from numpy.typing import NDArray
 
 from course.attention import merge_heads, scaled_dot_product_attention, split_heads
 from course.checkers._attention import MATMUL_ERRORS
+from course.checkers._card_parts import Array
 from course.checkers._engine import (
     Case,
     CheckResult,
@@ -42,6 +44,9 @@ __all__ = [
     "QKV_PARTS_NO_TRANSPOSE",
     "QKV_POSITIONS_BEFORE_HEADS",
     "QKV_WIDTH_HINT",
+    "check_card_merge_heads",
+    "check_card_repeat_kv",
+    "check_card_split_heads",
     "check_grouped_query",
     "check_head_contributions",
     "check_split_qkv",
@@ -330,5 +335,120 @@ def check_head_contributions(fn: Callable[[NDArray[Any], NDArray[Any]], Any]) ->
             case("one head", 1, 1, 3, 4, 4),
             case("a length-1 sequence", 2, 2, 1, 3, 6),
             case("d_head = 1, 4 heads", 1, 4, 3, 1, 4),
+        ],
+    )
+
+
+# ----------------------------------------------------------------------------------------------------
+# The code cards: split heads, merge heads, repeat the key/value heads
+
+SPLIT_NO_TRANSPOSE = (
+    "it reshapes straight to (B, h, T, d_head), which mixes positions and features; reshape to "
+    "(B, T, h, d_head), then swap axes 1 and 2"
+)
+SPLIT_INTERLEAVED = (
+    "head i takes every h-th feature; it takes the block of features i·d_head to (i+1)·d_head - 1: reshape "
+    "to (B, T, h, d_head)"
+)
+SPLIT_NOT_MOVED = "the head axis is still after the positions, (B, T, h, d_head); swap axes 1 and 2"
+
+
+def check_card_split_heads(fn: Callable[[Array, int], Any]) -> CheckResult:
+    """Check ``fn(x, n_heads)``: x (B, T, h·d_head) -> (B, h, T, d_head), head i holding features
+    i·d_head to (i+1)·d_head - 1."""
+    rng = np.random.default_rng(1401)
+
+    def case(name: str, b: int, t: int, h: int, d: int) -> Case:
+        x = rng.standard_normal((b, t, h * d))
+        mistakes = (
+            (x.reshape(b, h, t, d), SPLIT_NO_TRANSPOSE),
+            (x.reshape(b, t, d, h).transpose(0, 3, 1, 2), SPLIT_INTERLEAVED),
+            (x.reshape(b, t, h, d), SPLIT_NOT_MOVED),
+        )
+        return Case(name, (x, h), split_heads(x, h), mistakes=mistakes)
+
+    return run_cases(
+        "split heads",
+        fn,
+        [
+            case("B = 2, T = 3, 2 heads of 4", 2, 3, 2, 4),
+            case("one head", 1, 4, 1, 3),
+            case("B = 1, T = 5, 3 heads of 2", 1, 5, 3, 2),
+        ],
+    )
+
+
+MERGE_NO_TRANSPOSE = (
+    "it reshapes straight to (B, T, h·d_head), which mixes heads and positions; move the head axis after the "
+    "positions first, transpose(0, 2, 1, 3)"
+)
+MERGE_INTERLEAVED = (
+    "the heads' features are interleaved; head i's features go side by side in the block "
+    "i·d_head to (i+1)·d_head - 1: transpose(0, 2, 1, 3), then reshape"
+)
+MERGE_SUMMED = "the heads are added up; they are concatenated, side by side, (B, T, h·d_head)"
+
+
+def check_card_merge_heads(fn: Callable[[Array], Any]) -> CheckResult:
+    """Check ``fn(x)``: x (B, h, T, d_head) -> (B, T, h·d_head), head i's features in the block
+    i·d_head to (i+1)·d_head - 1."""
+    rng = np.random.default_rng(1402)
+
+    def case(name: str, b: int, h: int, t: int, d: int) -> Case:
+        x = rng.standard_normal((b, h, t, d))
+        mistakes = (
+            (x.reshape(b, t, h * d), MERGE_NO_TRANSPOSE),
+            (x.transpose(0, 2, 3, 1).reshape(b, t, h * d), MERGE_INTERLEAVED),
+            (x.sum(axis=1), MERGE_SUMMED),
+        )
+        return Case(name, (x,), merge_heads(x), mistakes=mistakes)
+
+    return run_cases(
+        "merge heads",
+        fn,
+        [
+            case("B = 2, 2 heads, T = 3, d_head = 4", 2, 2, 3, 4),
+            case("one head", 1, 1, 4, 3),
+            case("B = 1, 3 heads, T = 5, d_head = 2", 1, 3, 5, 2),
+        ],
+    )
+
+
+REPEAT_TILED = (
+    "it repeats the key/value heads in the wrong order (np.tile gives heads 0, 1, 0, 1, …); query head i "
+    "shares key/value head i // (n_heads // h_kv): np.repeat(kv, n_heads // h_kv, axis=1)"
+)
+REPEAT_POSITIONS = (
+    "it repeats along the positions, axis 2; repeat along the heads, axis 1, to (B, n_heads, T, d_head)"
+)
+REPEAT_AVERAGED = (
+    "it averages the key/value heads into one and shares it; each group of n_heads // h_kv query heads "
+    "keeps its own key/value head"
+)
+
+
+def check_card_repeat_kv(fn: Callable[[Array, int], Any]) -> CheckResult:
+    """Check ``fn(kv, n_heads)``: kv (B, h_kv, T, d_head) -> (B, n_heads, T, d_head), query head i using
+    key/value head i // (n_heads // h_kv)."""
+    rng = np.random.default_rng(1406)
+
+    def case(name: str, b: int, h_kv: int, n_heads: int, t: int, d: int) -> Case:
+        kv = rng.standard_normal((b, h_kv, t, d))
+        group = n_heads // h_kv
+        mistakes = (
+            (np.tile(kv, (1, group, 1, 1)), REPEAT_TILED),
+            (np.repeat(kv, group, axis=2), REPEAT_POSITIONS),
+            (np.broadcast_to(kv.mean(axis=1, keepdims=True), (b, n_heads, t, d)), REPEAT_AVERAGED),
+        )
+        return Case(name, (kv, n_heads), np.repeat(kv, group, axis=1), mistakes=mistakes)
+
+    return run_cases(
+        "repeat key/value heads",
+        fn,
+        [
+            case("2 key/value heads for 4 query heads", 2, 2, 4, 3, 2),
+            case("3 key/value heads for 6 query heads", 1, 3, 6, 2, 3),
+            case("as many key/value heads as query heads", 1, 2, 2, 3, 2),
+            case("one key/value head for 3 query heads", 2, 1, 3, 2, 2),
         ],
     )

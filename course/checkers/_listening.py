@@ -9,14 +9,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from course.checkers._engine import CheckResult
+from course.checkers._result import CheckResult
 
 __all__ = ["Listener", "heard", "listen", "muted", "unlisten"]
 
-Listener = Callable[["CheckResult"], None]
+Listener = Callable[[CheckResult], None]
 
 _LISTENERS: list[Listener] = []
 _MUTED: ContextVar[bool] = ContextVar("_MUTED", default=False)

@@ -1,50 +1,38 @@
 """Checkers for lesson 05: causal and padding masks, and masked attention.
 
 The lesson's exercises are :func:`check_prefix_lm_mask` (a mask the lesson does not build),
-:func:`check_left_padded_attention` (find the bugs) and :func:`check_cached_attention` (a key/value cache step
-for several new tokens at once). :func:`check_causal_mask`, :func:`check_padding_mask`,
-:func:`check_masked_attention` and :func:`check_decoding_mask` check what the lesson builds in its sections,
-for code cards and practice.
+:func:`check_left_padded_attention` (find the bugs) and ``check_cached_attention`` (a key/value cache step
+for several new tokens at once, in :mod:`course.checkers._kv_cache`). :func:`check_causal_mask`,
+:func:`check_padding_mask`, :func:`check_masked_attention` and :func:`check_decoding_mask` check what the
+lesson builds in its sections, for code cards and practice; the lesson's code cards
+(``check_card_causal_mask``, ``check_card_masked_softmax``, ``check_card_padding_mask``) close the module.
 """
 
 from __future__ import annotations
 
-import functools
-import math
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from course.attention import causal_mask, padding_mask, scaled_dot_product_attention
-from course.checkers._attention import attention_case, scale_mistakes
+from course.attention import causal_mask, padding_mask, scaled_dot_product_attention, softmax
+from course.checkers._attention import attention_case
 from course.checkers._bugs import BugCase, run_bug_hunt
+from course.checkers._card_parts import Array, mask_words
 from course.checkers._engine import (
     Case,
     CheckResult,
-    Problem,
-    as_array,
-    call_learner,
-    check_case,
     run_cases,
-    shape_text,
 )
 from course.checkers._softmax import STABLE_HINT
 
 __all__ = [
-    "CACHE_ONLY_OLD",
-    "CACHE_RETURN",
     "DECODING_BLOCKED_TRUE",
     "DECODING_OFF_BY_ONE",
     "DECODING_TOP_LEFT",
     "DECODING_TRANSPOSED",
     "EMPTY_ROW_ITSELF",
-    "NEW_KEYS_ONLY",
-    "NEW_NOT_CAUSAL",
-    "NEW_OFF_BY_ONE",
-    "NEW_TOP_LEFT",
     "PADDING_ONE_TOO_MANY",
     "PADDING_TRANSPOSED",
     "PREFIX_BIDIRECTIONAL",
@@ -54,8 +42,9 @@ __all__ = [
     "PREFIX_TOO_SHORT",
     "PREFIX_TRANSPOSED",
     "PROMPT_SEES_FUTURE",
-    "cached_attention",
-    "check_cached_attention",
+    "check_card_causal_mask",
+    "check_card_masked_softmax",
+    "check_card_padding_mask",
     "check_causal_mask",
     "check_decoding_mask",
     "check_left_padded_attention",
@@ -378,136 +367,94 @@ def check_left_padded_attention(fn: Callable[..., Any]) -> CheckResult:
 
 
 # ----------------------------------------------------------------------------------------------------
-# Exercise 3: a key/value cache step that takes several new tokens at once
+# The code cards: the causal mask, the masked softmax, the padding mask
 
 
-def cached_attention(
-    x_new: NDArray[Any],
-    k_cache: NDArray[Any],
-    v_cache: NDArray[Any],
-    w_q: NDArray[Any],
-    w_k: NDArray[Any],
-    w_v: NDArray[Any],
-) -> tuple[NDArray[Any], NDArray[Any], NDArray[Any]]:
-    """One step of single-head causal self-attention with a key/value cache: ``x_new`` (t_new, d_model), the
-    newest tokens, after ``k_cache`` (t_old, d_k) and ``v_cache`` (t_old, d_v) of the tokens before them.
-    Returns the new tokens' outputs (t_new, d_v) and the grown cache, (t_old + t_new, d_k) and
-    (t_old + t_new, d_v): the new queries see every cached key and the new keys up to their own, the
-    bottom-right causal mask."""
-    k_all = np.concatenate([k_cache, x_new @ w_k])  # (t_old + t_new, d_k)
-    v_all = np.concatenate([v_cache, x_new @ w_v])
-    t_new, t_all = x_new.shape[0], k_all.shape[0]
-    out: NDArray[Any] = scaled_dot_product_attention(x_new @ w_q, k_all, v_all, causal_mask(t_new, t_all))[0]
-    return out, k_all, v_all
+def check_card_causal_mask(fn: Callable[[int, int], Any]) -> CheckResult:
+    """Check ``fn(t, s)``: the (t, s) boolean causal mask for t queries and s keys, aligned bottom-right:
+    True where query i may attend to key j, j <= i + (s - t)."""
 
-
-CACHE_RETURN = (
-    "return three arrays, (output, k_all, v_all): the new tokens' outputs and the grown cache, the cached "
-    "keys and values followed by the new ones"
-)
-NEW_NOT_CAUSAL = (
-    "the new queries see every new key, the later ones too: among themselves the new tokens are causal, "
-    "query i sees key j when j <= i + t_old (the bottom-right mask, section 9)"
-)
-NEW_TOP_LEFT = (
-    "it matches the causal mask aligned top-left, as `is_causal=True` builds it; the new queries are the "
-    "last t_new positions: query i sees key j when j <= i + t_old (bottom-right, section 9)"
-)
-NEW_OFF_BY_ONE = (
-    "each new query misses its own key, one too few: query i sees key j when j <= i + t_old, the bound "
-    "included"
-)
-NEW_KEYS_ONLY = "the new queries attend only to the new keys; they see every cached key too"
-CACHE_ONLY_OLD = "the new queries attend only to the cached keys; append the new keys and values first"
-
-
-@dataclass(frozen=True)
-class _CacheCase:
-    name: str
-    args: tuple[Any, ...]
-    output: NDArray[Any]
-    k_all: NDArray[Any]
-    v_all: NDArray[Any]
-    mistakes: tuple[tuple[NDArray[Any], str], ...]
-
-
-def _cache_words(what: str, got: NDArray[Any], expected: NDArray[Any], args: tuple[Any, ...]) -> str:
-    """What is wrong with the returned ``what`` ("k_all" or "v_all"), in one sentence."""
-    x_new, cache = args[0], args[1] if what == "k_all" else args[2]
-    w = args[4] if what == "k_all" else args[5]
-    new = x_new @ w
-    if got.shape == new.shape and np.allclose(got, new):
-        return f"{what} holds only the new tokens' rows; keep the cache: the cached rows, then the new ones"
-    if got.shape == expected.shape and np.allclose(got, np.concatenate([new, cache])):
-        return f"{what} has the new rows first; append them after the cached rows, in sequence order"
-    if (
-        what == "k_all"
-        and got.shape == expected.shape
-        and np.allclose(got, np.concatenate([cache, x_new @ args[3]]))
-    ):
-        return "k_all appends the new queries; the cache keeps keys (x_new @ w_k), never queries"
-    if got.shape != expected.shape:
-        return f"{what} has shape {shape_text(got.shape)}, expected {shape_text(expected.shape)}"
-    index = tuple(int(i) for i in np.argwhere(~np.isclose(got, expected))[0])
-    return f"{what}[{', '.join(map(str, index))}] is {got[index]:.6g}, expected {expected[index]:.6g}"
-
-
-def check_cached_attention(fn: Callable[..., Any]) -> CheckResult:
-    """Check ``fn(x_new, k_cache, v_cache, w_q, w_k, w_v)``: one key/value cache step for several new tokens
-    at once (:func:`cached_attention`); it returns ``(output, k_all, v_all)``."""
-    rng = np.random.default_rng(5050)
-
-    def case(name: str, t_old: int, t_new: int, d_model: int, d_k: int, d_v: int) -> _CacheCase:
-        x_old, x_new = rng.standard_normal((t_old, d_model)), rng.standard_normal((t_new, d_model))
-        w_q, w_k = rng.standard_normal((d_model, d_k)), rng.standard_normal((d_model, d_k))
-        w_v = rng.standard_normal((d_model, d_v))
-        args = (x_new, x_old @ w_k, x_old @ w_v, w_q, w_k, w_v)
-        out, k_all, v_all = cached_attention(*args)
-        q, t_all = x_new @ w_q, t_old + t_new
-
-        def attend(keys: slice, mask: NDArray[np.bool_] | None, scale: float | None = None) -> NDArray[Any]:
-            return scaled_dot_product_attention(q, k_all[keys], v_all[keys], mask, scale=scale)[0]
-
-        bottom_right = causal_mask(t_new, t_all)
-        own_key_missed = np.arange(t_all)[None, :] < np.arange(t_new)[:, None] + t_old  # j < i + t_old
+    def case(t: int, s: int) -> Case:
+        mask = causal_mask(t, s)
+        i, j = np.arange(t)[:, None], np.arange(s)[None, :]
         mistakes = (
-            (attend(slice(None), None), NEW_NOT_CAUSAL),
-            (attend(slice(None), causal_mask(t_new, t_all, align="top-left")), NEW_TOP_LEFT),
-            (attend(slice(None), own_key_missed), NEW_OFF_BY_ONE),
-            (attend(slice(t_old, None), causal_mask(t_new)), NEW_KEYS_ONLY),
-            *(((attend(slice(0, t_old), None), CACHE_ONLY_OLD),) if t_old else ()),
-            *scale_mistakes(
-                lambda scale: attend(slice(None), bottom_right, scale),
-                1 / math.sqrt(d_k),
-                [(1 / math.sqrt(d_model), "scaling by 1/√d_model"), (1.0, "attention without scaling")],
-                "; scale by 1/√d_k",
-            ),
+            (causal_mask(t, s, align="top-left"), DECODING_TOP_LEFT),
+            (j < i + s - t, DECODING_OFF_BY_ONE),
+            (~mask, DECODING_BLOCKED_TRUE),
+            (mask.T, DECODING_TRANSPOSED),
         )
-        return _CacheCase(name, args, out, k_all, v_all, tuple(mistakes))
+        return Case(f"t = {t}, s = {s}", (t, s), mask, mistakes=mistakes, mask_words=mask_words)
 
-    def check(fn: Callable[..., Any], case: _CacheCase) -> None:
-        result = call_learner(fn, case.args)
-        if not isinstance(result, tuple) or len(result) != 3:
-            raise Problem(CACHE_RETURN)
+    return run_cases("causal mask", fn, [case(2, 5), case(3, 3), case(1, 4), case(4, 6)])
 
-        @functools.wraps(fn)
-        def output_of(*args: Any) -> Any:
-            return fn(*args)[0]
 
-        check_case(output_of, Case(case.name, case.args, case.output, mistakes=case.mistakes))
-        for what, got, expected in (("k_all", result[1], case.k_all), ("v_all", result[2], case.v_all)):
-            array = as_array(got, what)
-            if array.shape != expected.shape or not np.allclose(array, expected):
-                raise Problem(_cache_words(what, array.astype(np.float64), expected, case.args))
+MASKED_AFTER = (
+    "the weights are masked after the softmax, so they no longer sum to 1; set the blocked scores to -inf "
+    "before it: np.where(mask, scores, -np.inf)"
+)
+MASKED_TIMES = (
+    "the scores are multiplied by the mask, which gives a blocked key the score 0, not -inf; use "
+    "np.where(mask, scores, -np.inf)"
+)
+MASKED_INVERTED = "the mask is inverted: here True means the query may attend to the key"
+MASKED_IGNORED = "the mask is ignored; set the scores of blocked keys to -inf before the softmax"
 
+
+def check_card_masked_softmax(fn: Callable[[Array, NDArray[np.bool_]], Any]) -> CheckResult:
+    """Check ``fn(scores, mask)``: scores (..., T_q, T_k), mask broadcasting to them, True = may attend; the
+    softmax over the keys with blocked scores set to -inf first (every query may attend to a key)."""
+    rng = np.random.default_rng(1501)
+
+    def case(name: str, scores: Array, mask: NDArray[np.bool_], hint: str = "") -> Case:
+        blocked = np.where(mask, scores, -np.inf)
+        mistakes = (
+            (softmax(scores) * mask, MASKED_AFTER),
+            (softmax(scores * mask), MASKED_TIMES),
+            (softmax(np.where(mask, -np.inf, scores)), MASKED_INVERTED),
+            (softmax(scores), MASKED_IGNORED),
+        )
+        return Case(name, (scores, mask), softmax(blocked), mistakes=mistakes, nonfinite_hint=hint)
+
+    some = np.array([[True, False, True, True], [False, True, False, False], [True, True, False, True]])
+    lengths = padding_mask([2, 4], 4)[:, None, :]  # (2, 1, 4)
     return run_cases(
-        "cached attention",
+        "masked softmax",
         fn,
         [
-            case("3 cached tokens, 2 new ones", 3, 2, 6, 4, 3),
-            case("an empty cache, 4 new tokens (the prompt)", 0, 4, 5, 3, 2),
-            case("5 cached tokens, 1 new one (one decoding step)", 5, 1, 4, 2, 2),
-            case("2 cached tokens, 3 new ones, d_k = 1", 2, 3, 4, 1, 3),
+            case("3 queries, 4 keys", rng.standard_normal((3, 4)), some),
+            case("a causal mask, T = 4", rng.standard_normal((4, 4)), causal_mask(4)),
+            case("a batch of 2 with a (2, 1, 4) padding mask", rng.standard_normal((2, 3, 4)), lengths),
+            case("large scores, causal", 500 * rng.standard_normal((3, 3)), causal_mask(3), STABLE_HINT),
+            # Above exp's overflow (709.8): an unstable softmax gives inf / inf = NaN.
+            case(
+                "scores near 1000, 3 queries, 4 keys",
+                1000.0 + rng.standard_normal((3, 4)),
+                some,
+                STABLE_HINT,
+            ),
         ],
-        check,
     )
+
+
+PADDING_INVERTED = "the mask is inverted; here True marks a real token"
+
+
+def check_card_padding_mask(fn: Callable[[NDArray[Any], int], Any]) -> CheckResult:
+    """Check ``fn(lengths, t)``: the (B, t) boolean mask, True at the real tokens, j < lengths[b]."""
+
+    def words(index: tuple[int, ...], expected: bool, where: str) -> str:
+        b, j = index
+        kind = ("a real token", "True") if expected else ("padding", "False")
+        return f"position {j} of sequence {b} is {kind[0]} ({where} should be {kind[1]})"
+
+    def case(lengths: list[int], t: int) -> Case:
+        mask = padding_mask(lengths, t)
+        mistakes = (
+            (~mask, PADDING_INVERTED),
+            (padding_mask(np.asarray(lengths) + 1, t), PADDING_ONE_TOO_MANY),
+            (mask.T, PADDING_TRANSPOSED),
+        )
+        name = f"lengths {', '.join(map(str, lengths))}, t = {t}"
+        return Case(name, (np.array(lengths), t), mask, mistakes=mistakes, mask_words=words)
+
+    return run_cases("padding mask", fn, [case([2, 4, 3], 4), case([1], 3), case([3, 1], 5)])

@@ -17,15 +17,14 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from course.checkers._attention import SCALED_AFTER
-from course.checkers._block import LN_NO_MEAN, LN_NO_SQRT
 from course.checkers._cost import NO_ACC_RESCALE, NO_SUM_RESCALE
+from course.checkers._kv_cache import NEW_OFF_BY_ONE, NEW_TOP_LEFT
+from course.checkers._layer_norm import LN_NO_MEAN, LN_NO_SQRT
 from course.checkers._masks import (
     DECODING_BLOCKED_TRUE,
     DECODING_OFF_BY_ONE,
     DECODING_TOP_LEFT,
     DECODING_TRANSPOSED,
-    NEW_OFF_BY_ONE,
-    NEW_TOP_LEFT,
     PADDING_ONE_TOO_MANY,
     PREFIX_TRANSPOSED,
 )

@@ -1,5 +1,6 @@
 """Checkers for lesson 03: self-attention with a learned bias per offset, the sinusoidal positional encoding,
-the gradient of a loss with respect to W_V written by hand, and rotary position embeddings."""
+the gradient of a loss with respect to W_V written by hand, and rotary position embeddings; then the lesson's
+code cards (``check_card_self_attention``, ``check_card_position_code``, ``check_card_learned_positions``)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from course.attention import self_attention, sinusoidal_positions, softmax
+from course.attention import scaled_dot_product_attention, self_attention, sinusoidal_positions, softmax
 from course.checkers._attention import MATMUL_ERRORS
+from course.checkers._card_parts import Array
 from course.checkers._engine import (
     Case,
     CheckResult,
@@ -37,6 +39,9 @@ __all__ = [
     "VG_NO_WEIGHTS",
     "VG_TRANSPOSED",
     "VG_VALUE_GRADIENT",
+    "check_card_learned_positions",
+    "check_card_position_code",
+    "check_card_self_attention",
     "check_positional_encoding",
     "check_relative_attention",
     "check_rotary",
@@ -362,5 +367,102 @@ def check_value_gradient(fn: Callable[..., Any]) -> CheckResult:
             case("T = d_model = d_v = 4", 4, 4, 2, 4),
             case("W_Q = 0: every weight 1/T", 3, 4, 2, 3, uniform=True),
             case("a length-1 sequence", 1, 3, 2, 2),
+        ],
+    )
+
+
+# ----------------------------------------------------------------------------------------------------
+# The code cards: a self-attention layer, one sinusoidal code, learned positions
+
+SELF_D_MODEL = (
+    "it matches scaling by 1/√d_model; scale by 1/√d_k, the width of the projected queries and keys"
+)
+SELF_UNSCALED = "it matches attention without scaling; scale the scores by 1/√d_k"
+SELF_KEYS_ARE_QUERIES = "it matches keys computed with w_q; the keys are x @ w_k"
+SELF_RAW_VALUES = "it averages the embeddings x themselves; the values are x @ w_v"
+
+
+def check_card_self_attention(fn: Callable[..., Any]) -> CheckResult:
+    """Check ``fn(x, w_q, w_k, w_v)``: x (T, d_model), w_q and w_k (d_model, d_k), w_v (d_model, d_v);
+    returns ``(output, weights)``, (T, d_v) and (T, T), scaled by 1/√d_k."""
+    rng = np.random.default_rng(1301)
+
+    def case(name: str, t: int, d_model: int, d_k: int, d_v: int) -> Case:
+        x = rng.standard_normal((t, d_model))
+        w_q, w_k, w_v = (rng.standard_normal((d_model, d)) for d in (d_k, d_k, d_v))
+        q, k, v = x @ w_q, x @ w_k, x @ w_v
+        out, weights = scaled_dot_product_attention(q, k, v)
+        mistakes = (
+            (scaled_dot_product_attention(q, k, v, scale=1 / math.sqrt(d_model))[0], SELF_D_MODEL),
+            (scaled_dot_product_attention(q, k, v, scale=1.0)[0], SELF_UNSCALED),
+            (scaled_dot_product_attention(q, q, v)[0], SELF_KEYS_ARE_QUERIES),
+            (weights @ x, SELF_RAW_VALUES),
+        )
+        return Case(name, (x, w_q, w_k, w_v), out, weights, mistakes=mistakes, weights_required=True)
+
+    return run_cases(
+        "self-attention",
+        fn,
+        [
+            case("T = 4, d_model = 8, d_k = 2, d_v = 3", 4, 8, 2, 3),
+            case("one token", 1, 6, 3, 2),
+            case("T = 6, d_model = 16, d_k = 4, d_v = 5", 6, 16, 4, 5),
+        ],
+    )
+
+
+def check_card_position_code(fn: Callable[[int, int], Any]) -> CheckResult:
+    """Check ``fn(pos, d_model)``: the sinusoidal code of one position, (d_model,),
+    sin(pos / 10000^(2i/d_model)) in column 2i and its cosine in column 2i + 1."""
+
+    def case(pos: int, d_model: int) -> Case:
+        table = positional_mistakes(pos + 1, d_model)
+        mistakes = tuple((alternative[pos], words) for alternative, words in table)
+        if pos == 0:  # counted from 1, position 0 gets the code of position 1
+            mistakes += ((sinusoidal_positions(2, d_model)[1], PE_FROM_ONE),)
+        return Case(
+            f"pos = {pos}, d_model = {d_model}",
+            (pos, d_model),
+            sinusoidal_positions(pos + 1, d_model)[pos],
+            mistakes=mistakes,
+        )
+
+    return run_cases("position code", fn, [case(3, 6), case(0, 4), case(25, 16)])
+
+
+LEARNED_BY_TOKEN = (
+    "it looks the position table up with the token ids; look it up with the positions 0 to T - 1, "
+    "position_table[:T]"
+)
+LEARNED_NO_POSITIONS = "the positions are missing; add position_table[:T] to the token embeddings"
+LEARNED_FROM_ONE = "it matches positions counted from 1; the first position is 0, position_table[0]"
+
+
+def check_card_learned_positions(fn: Callable[[NDArray[Any], Array, Array], Any]) -> CheckResult:
+    """Check ``fn(tokens, token_table, position_table)``: tokens (B, T) integer ids, token_table (V, d),
+    position_table (max_len, d); returns token_table[tokens] + position_table[:T], (B, T, d)."""
+    rng = np.random.default_rng(1309)
+
+    def case(name: str, b: int, t: int, vocab: int, max_len: int, d: int) -> Case:
+        tokens = rng.integers(0, vocab, (b, t))  # vocab <= max_len: the ids index the position table too
+        tokens[0, 0] = max(t, 1) % vocab  # a token id that is not its own position
+        token_table, position_table = rng.standard_normal((vocab, d)), rng.standard_normal((max_len, d))
+        words = token_table[tokens]
+        mistakes = (
+            (words + position_table[tokens], LEARNED_BY_TOKEN),
+            (words, LEARNED_NO_POSITIONS),
+            (words + position_table[1 : t + 1], LEARNED_FROM_ONE),
+        )
+        return Case(
+            name, (tokens, token_table, position_table), words + position_table[:t], mistakes=mistakes
+        )
+
+    return run_cases(
+        "learned positions",
+        fn,
+        [
+            case("2 sequences of 3 tokens, max_len = 8", 2, 3, 8, 8, 4),
+            case("one sequence of 1 token", 1, 1, 5, 4, 3),
+            case("3 sequences of 6 tokens, max_len = 7", 3, 6, 7, 7, 2),
         ],
     )

@@ -1,10 +1,13 @@
 """Checkers for lesson 01: the softmax of each row's k largest scores, softmax weights taken to a new
 temperature without their scores, attention for one query scored by cosine similarity at a temperature, and a
 stable log-sum-exp. ``check_softmax`` (a stable softmax along the last axis) is the building block the others'
-sentences share, and the engine's own tests use it."""
+sentences share, and the engine's own tests use it. The lesson's code cards (``check_card_softmax``,
+``check_card_softmax_temperature``, ``check_card_weighted_average``) close the module (``_card_parts``
+says what a card's checker is)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -12,6 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from course.attention import softmax
+from course.checkers._card_parts import Array
 from course.checkers._engine import Case, CheckResult, run_cases
 from course.log_space import logsumexp
 
@@ -44,6 +48,9 @@ __all__ = [
     "TOPK_ONE_SHORT",
     "TOPK_SMALLEST",
     "TOPK_WEIGHTS_ONLY",
+    "check_card_softmax",
+    "check_card_softmax_temperature",
+    "check_card_weighted_average",
     "check_cosine_attention",
     "check_logsumexp",
     "check_retemper",
@@ -407,4 +414,120 @@ def check_logsumexp(fn: Callable[[NDArray[Any]], Any]) -> CheckResult:
                 LSE_STABLE_HINT,
             ),
         ],
+    )
+
+
+# ----------------------------------------------------------------------------------------------------
+# The code cards: softmax, temperature, a weighted average
+
+SOFTMAX_WHOLE_ARRAY = (
+    "it divides by the sum of the whole array; divide each row by its own sum, "
+    "e.sum(axis=-1, keepdims=True), so that every row sums to 1"
+)
+SOFTMAX_AXIS_0 = "it is taken along axis 0, down the columns; take it along the last axis, each row"
+
+
+def check_card_softmax(fn: Callable[[Array], Any]) -> CheckResult:
+    """Check ``fn(x)``: a stable softmax along the last axis of ``x`` of any shape."""
+    rng = np.random.default_rng(1101)
+
+    def case(name: str, x: Array, hint: str = "") -> Case:
+        e, whole = np.exp(x - x.max(axis=-1, keepdims=True)), np.exp(x - x.max())
+        mistakes = [(e, SOFTMAX_UNNORMALISED), (whole / whole.sum(), SOFTMAX_WHOLE_ARRAY)]
+        if x.ndim > 1:
+            mistakes.append((softmax(x, axis=0), SOFTMAX_AXIS_0))
+        return Case(name, (x,), softmax(x), mistakes=tuple(mistakes), nonfinite_hint=hint)
+
+    return run_cases(
+        "softmax",
+        fn,
+        [
+            case("a vector of 4 scores", np.array([1.0, 2.0, 0.5, -1.0])),
+            case("3 rows of 4 scores", rng.standard_normal((3, 4))),
+            case("a batch (2, 3, 5)", rng.standard_normal((2, 3, 5))),
+            case("rows of length 1", rng.standard_normal((3, 1))),
+            case(
+                "scores near 1000 and -1000",
+                np.array([[1000.0, 999.0, 998.0], [-1000.0, -999.0, -1001.0]]),
+                STABLE_HINT,
+            ),
+        ],
+    )
+
+
+TEMPERATURE_MULTIPLIED = (
+    "the scores are multiplied by the temperature; divide them by it: softmax(x / temperature)"
+)
+TEMPERATURE_IGNORED = (
+    "the temperature is ignored: it is the plain softmax; divide the scores by the temperature first"
+)
+TEMPERATURE_AFTER = (
+    "the weights are divided by the temperature after the softmax, so they no longer sum to 1; divide the "
+    "scores before it"
+)
+
+
+def check_card_softmax_temperature(fn: Callable[[Array, float], Any]) -> CheckResult:
+    """Check ``fn(x, temperature)``: softmax(x / temperature) along the last axis, stable."""
+    rng = np.random.default_rng(1106)
+
+    def case(name: str, x: Array, tau: float, hint: str = "") -> Case:
+        mistakes = (
+            (softmax(x * tau), TEMPERATURE_MULTIPLIED),
+            (softmax(x), TEMPERATURE_IGNORED),
+            (softmax(x) / tau, TEMPERATURE_AFTER),
+        )
+        return Case(name, (x, tau), softmax(x / tau), mistakes=mistakes, nonfinite_hint=hint)
+
+    return run_cases(
+        "softmax with temperature",
+        fn,
+        [
+            case("4 scores, temperature 0.5", np.array([1.0, 2.0, 0.5, -1.0]), 0.5),
+            case("3 rows of 5 scores, temperature 2", rng.standard_normal((3, 5)), 2.0),
+            case("temperature 1", rng.standard_normal((2, 4)), 1.0),
+            case(
+                "temperature 0.01: scores / temperature near 1000",
+                rng.standard_normal((2, 6)) * 10,
+                0.01,
+                STABLE_HINT,
+            ),
+        ],
+    )
+
+
+AVERAGE_RAW_SCORES = (
+    "the dot products themselves weight the rows; turn them into weights with a softmax first, so that they "
+    "are positive and sum to 1"
+)
+AVERAGE_PLAIN_MEAN = (
+    "it is the plain mean of the rows; weight each row by the softmax of its dot product with the query"
+)
+AVERAGE_SCALED = (
+    "the dot products are divided by √d; this card's weights are the softmax of the plain dot products"
+)
+AVERAGE_WEIGHTS = "these are the weights; return the weighted average of the rows, weights @ vectors"
+
+
+def check_card_weighted_average(fn: Callable[[Array, Array], Any]) -> CheckResult:
+    """Check ``fn(query, vectors)``: query (d,), vectors (T, d); the softmax of the dot products
+    ``vectors @ query`` weights the rows; returns their weighted average (d,)."""
+    rng = np.random.default_rng(1103)
+
+    def case(name: str, t: int, d: int) -> Case:
+        query, vectors = rng.standard_normal(d), rng.standard_normal((t, d))
+        scores = vectors @ query
+        weights = softmax(scores)
+        mistakes = (
+            (scores @ vectors, AVERAGE_RAW_SCORES),
+            (vectors.mean(axis=0), AVERAGE_PLAIN_MEAN),
+            (softmax(scores / math.sqrt(d)) @ vectors, AVERAGE_SCALED),
+            (weights, AVERAGE_WEIGHTS),
+        )
+        return Case(name, (query, vectors), weights @ vectors, mistakes=mistakes)
+
+    return run_cases(
+        "weighted average",
+        fn,
+        [case("4 vectors of width 3", 4, 3), case("one vector", 1, 4), case("6 vectors of width 8", 6, 8)],
     )

@@ -1,5 +1,6 @@
 """Checkers for lesson 06: cross-attention with a padded encoder batch, and the bugs in a decoder's two
-attentions (a find-the-bug exercise: the checker says how many bugs remain, not which)."""
+attentions (a find-the-bug exercise: the checker says how many bugs remain, not which); then the lesson's
+code cards (``check_card_cross_attention``, ``check_card_use_mask``, ``check_card_decoder_mask``)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from numpy.typing import NDArray
 from course.attention import causal_mask, padding_mask, scaled_dot_product_attention, self_attention
 from course.checkers._attention import scale_mistakes
 from course.checkers._bugs import BugCase, run_bug_hunt
+from course.checkers._card_parts import Mistakes, mask_words
 from course.checkers._engine import Case, CheckResult, run_cases
 from course.seq2seq import cross_attention, decoder_attention
 
@@ -28,6 +30,9 @@ __all__ = [
     "PADDING_OFF_BY_ONE_WORDS",
     "QUERY_AXIS_WORDS",
     "SELF_NO_RESIDUAL_WORDS",
+    "check_card_cross_attention",
+    "check_card_decoder_mask",
+    "check_card_use_mask",
     "check_cross_attention",
     "check_decoder_attention",
 ]
@@ -210,3 +215,122 @@ def check_decoder_attention(fn: Callable[..., Any]) -> CheckResult:
         _decoder,
         DECODER_BUGS,
     )
+
+
+# ----------------------------------------------------------------------------------------------------
+# The code cards: cross-attention, the mask of each use, the decoder's mask
+
+CROSS_D_MODEL = "it matches scaling by 1/√d_model; scale by 1/√d_k, the width of the queries and keys"
+
+
+def check_card_cross_attention(fn: Callable[..., Any]) -> CheckResult:
+    """Check ``fn(x_dec, memory, w_q, w_k, w_v)``: single-head cross-attention without a mask, x_dec
+    (T_dec, d_model), memory (T_enc, d_model); returns ``(output, weights)``, (T_dec, d_v), (T_dec, T_enc)."""
+    rng = np.random.default_rng(1601)
+
+    def case(name: str, t_dec: int, t_enc: int, d_model: int, d_k: int, d_v: int) -> Case:
+        x_dec, memory = rng.standard_normal((t_dec, d_model)), rng.standard_normal((t_enc, d_model))
+        w_q, w_k, w_v = (rng.standard_normal((d_model, d)) for d in (d_k, d_k, d_v))
+        out, weights = scaled_dot_product_attention(x_dec @ w_q, memory @ w_k, memory @ w_v)
+        mistakes = (
+            (scaled_dot_product_attention(memory @ w_q, x_dec @ w_k, x_dec @ w_v)[0], ENCODER_QUERIES_WORDS),
+            (scaled_dot_product_attention(x_dec @ w_q, x_dec @ w_k, x_dec @ w_v)[0], DECODER_KEYS_WORDS),
+            (
+                scaled_dot_product_attention(
+                    x_dec @ w_q, memory @ w_k, memory @ w_v, scale=1 / math.sqrt(d_model)
+                )[0],
+                CROSS_D_MODEL,
+            ),
+            (
+                scaled_dot_product_attention(memory @ w_q, memory @ w_k, memory @ w_v)[0],
+                ENCODER_QUERIES_WORDS,
+            ),
+        )
+        return Case(
+            name, (x_dec, memory, w_q, w_k, w_v), out, weights, mistakes=mistakes, weights_required=True
+        )
+
+    return run_cases(
+        "cross-attention",
+        fn,
+        [
+            case("3 decoder positions, 5 encoder positions", 3, 5, 6, 2, 4),
+            case("one decoder position", 1, 4, 4, 3, 2),
+            case("6 decoder positions, 2 encoder positions", 6, 2, 8, 4, 3),
+        ],
+    )
+
+
+USE_CROSS_CAUSAL = (
+    "cross-attention gets a causal mask; the whole source is known before decoding starts, so every decoder "
+    "position may attend to every encoder position"
+)
+USE_ENCODER_CAUSAL = (
+    "the encoder's self-attention gets a causal mask; an encoder reads its whole input, both ways"
+)
+USE_DECODER_OPEN = (
+    "the decoder's self-attention sees every position; it is causal: position i sees keys j <= i only"
+)
+USE_DECODER_UPPER = "the decoder's mask is the upper triangle, j >= i, the future; keep the lower one, j <= i"
+
+
+def check_card_use_mask(fn: Callable[[str, int, int], Any]) -> CheckResult:
+    """Check ``fn(use, t_q, t_k)``: the (t_q, t_k) boolean mask (True = may attend) of ``use``: "encoder"
+    (everything), "decoder" (causal, t_q == t_k) or "cross" (everything)."""
+
+    def case(use: str, t_q: int, t_k: int) -> Case:
+        everything = np.ones((t_q, t_k), dtype=bool)
+        lower = np.tri(t_q, t_k, dtype=bool)
+        if use == "decoder":
+            right = lower
+            mistakes: Mistakes = (
+                (everything, USE_DECODER_OPEN),
+                (np.tri(t_q, t_k, dtype=bool).T, USE_DECODER_UPPER),
+            )
+        else:
+            right = everything
+            mistakes = ((lower, USE_CROSS_CAUSAL if use == "cross" else USE_ENCODER_CAUSAL),)
+        name = f'"{use}", t_q = {t_q}, t_k = {t_k}'
+        return Case(name, (use, t_q, t_k), right, mistakes=mistakes, mask_words=mask_words)
+
+    return run_cases(
+        "mask of each use",
+        fn,
+        [
+            case("encoder", 3, 3),
+            case("decoder", 4, 4),
+            case("cross", 3, 5),
+            case("cross", 4, 4),
+            case("decoder", 1, 1),
+        ],
+    )
+
+
+DECODER_MASK_QUERY_AXIS = (
+    "the padding is applied on the query axis; padding is a property of the keys: lengths[b] bounds j, "
+    "the last axis, mask[:, None, :]"
+)
+DECODER_MASK_NO_CAUSAL = "the causal part is missing: query i sees keys j <= i that are real"
+DECODER_MASK_NO_PADDING = (
+    "the padding is missing: one (t, t) causal mask for all; block the keys j >= lengths[b] of each "
+    "sequence, (B, t, t)"
+)
+
+
+def check_card_decoder_mask(fn: Callable[[NDArray[Any], int], Any]) -> CheckResult:
+    """Check ``fn(lengths, t)``: the (B, t, t) mask of decoder self-attention over a right-padded batch, True
+    where query i may attend to key j: j <= i and j < lengths[b]."""
+
+    def case(lengths: list[int], t: int) -> Case:
+        n = np.array(lengths)
+        causal = causal_mask(t)
+        keys = padding_mask(n, t)
+        mistakes = (
+            (causal[None] & keys[:, :, None], DECODER_MASK_QUERY_AXIS),
+            (np.broadcast_to(keys[:, None, :], (len(n), t, t)), DECODER_MASK_NO_CAUSAL),
+            (causal, DECODER_MASK_NO_PADDING),
+        )
+        name = f"lengths {', '.join(map(str, lengths))}, t = {t}"
+        return Case(name, (n, t), causal[None] & keys[:, None, :], mistakes=mistakes, mask_words=mask_words)
+
+    return run_cases("decoder mask", fn, [case([2, 4], 4), case([3, 1, 5], 5), case([1], 1)])

@@ -52,7 +52,7 @@ from course.widgets._clock import Clock, read_clock, real_clock
 from course.widgets._code import CodeAnswer
 from course.widgets._panel import option_rows
 from course.widgets._poller import Poller
-from course.widgets._texts import html_text
+from course.widgets._texts import html_text, verdict_html
 from course.widgets._typed import TypedAnswer
 from scheduler import StoreError, StoreUnavailableError
 
@@ -399,7 +399,7 @@ class LiveAnswerWidget:
             return
         self.code.box.disabled = self.code.button.disabled = False  # it may be changed until the reveal
         self.sentence = verdict.sentence.strip()
-        self.feedback.value = _verdict_html(self.sentence)
+        self.feedback.value = verdict_html(self.sentence)
         self._send(code_answer(question, verdict.ok, self.sentence))
 
     def _not_run(self, why: str) -> None:
@@ -543,7 +543,7 @@ class LiveAnswerWidget:
             self.verdicts[state.position] = self.mine == PASSED
             compare = " to compare with yours" if self.mine == PASSED else ""
             said = f"<b>{html.escape(_code_said(question, self.mine))}.</b> A worked solution{compare}:"
-        verdict = "" if self.sentence is None else _verdict_html(self.sentence)
+        verdict = "" if self.sentence is None else verdict_html(self.sentence)
         see = f"See: lesson {html.escape(question.lesson)}, section “{html.escape(question.section)}”."
         self.feedback.value = (
             f"{verdict}<p>{said}</p>{to_html(str(question.answer))}{to_html(question.explanation)}"
@@ -579,13 +579,6 @@ def _code_said(question: Question, mine: str) -> str:
         return "✓ Your code passed"
     label = mistake_label(question, mine)
     return "✗ Your code did not pass" + ("" if label is None else f": {label}")
-
-
-def _verdict_html(sentence: str) -> str:
-    """The checker's sentence on the learner's code, as the review widget words it ("✓ Right: ...")."""
-    right = sentence.startswith("✓")
-    words = html.escape(sentence.removeprefix("✓").removeprefix("✗").strip())
-    return f"<p><b>{'✓ Right' if right else '✗ Not quite'}:</b> {words}</p>"
 
 
 def live(

@@ -23,6 +23,7 @@ __all__ = [
     "rating_tooltip",
     "unexpected_html",
     "unwritable_html",
+    "verdict_html",
     "when",
 ]
 
@@ -117,3 +118,10 @@ def html_text(fragment: str) -> str:
         .replace(" .", ".")
         .replace(" :", ":")
     )
+
+
+def verdict_html(sentence: str) -> str:
+    """The checker's sentence on the learner's code, as the review widget words it ("✓ Right: ...")."""
+    right = sentence.startswith("✓")
+    words = html.escape(sentence.removeprefix("✓").removeprefix("✗").strip())
+    return f"<p><b>{'✓ Right' if right else '✗ Not quite'}:</b> {words}</p>"

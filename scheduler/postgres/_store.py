@@ -37,10 +37,7 @@ from scheduler._errors import StoreCorruptError, StoreError, StoreVersionError
 from scheduler._memory import Memory
 from scheduler._merging import incoming
 from scheduler._records import (
-    Answer,
     CardState,
-    CramReview,
-    DueItems,
     LogEntry,
     Merged,
     Nudge,
@@ -52,10 +49,8 @@ from scheduler._records import (
 from scheduler._rows import (
     CARD_COLUMNS,
     CARD_STATE_CODES,
-    RATINGS,
     REVIEW_COLUMNS,
     STATE_CODES,
-    STATES,
     card_from_row,
     card_row,
     check_answer,
@@ -69,7 +64,7 @@ from scheduler._rows import (
     settings_change,
     stored_memory,
 )
-from scheduler._time import from_ms, require_aware, to_ms
+from scheduler._time import from_ms, to_ms
 from scheduler.postgres._connection import (
     CONNECT_TIMEOUT_S,
     AccessDeniedError,
@@ -85,6 +80,7 @@ from scheduler.postgres._connection import (
 )
 from scheduler.postgres._merge import merge
 from scheduler.postgres._pool import ClassPool
+from scheduler.postgres._reading import Reading
 from scheduler.postgres._schema import LEARNER_ROLE, SCHEMA, SCHEMA_VERSION, TABLE_COLUMNS
 from scheduler.postgres._sql import STATEMENT_TIMEOUT_MS, local_settings, read_once, transaction
 from scheduler.postgres._version import NotInstalledError, SchemaTooOldError, read_version
@@ -120,14 +116,16 @@ _PUT_CARD = (
 )
 
 
-class PostgresStore:
+class PostgresStore(Reading):
     """A learner's progress in the class database. ``PostgresStore.open(url)``; use it as a context manager.
 
     One handle may be used from several threads, one call at a time (a lock serializes them), like the
     SQLite ``Store``. A connection lost (the server restarted) is reopened by the next call; the call that
     found it lost raises StoreUnavailableError. Each call ends within ``timeout_s`` (a `Deadline`): past it
     the call raises StoreUnavailableError, however the network failed. ``learner`` is the role logged in as,
-    ``database`` the database as the URL names it (with libpq's defaults).
+    ``database`` the database as the URL names it (with libpq's defaults). Its reads of the learner's rows
+    (``cards``, ``reviews``, ``due_by``, ``answers``, ``nudges``, ...) are `Reading`'s
+    (`scheduler.postgres._reading`), each one query through ``_read``.
     """
 
     def __init__(
@@ -476,15 +474,6 @@ class PostgresStore:
             )
         return nudge
 
-    def nudges(self, start: datetime | None = None, end: datetime | None = None) -> list[Nudge]:
-        """The learner's nudges made at ``start <= nudged_at < end`` (either bound optional), in order."""
-        where, parameters = _mine_between("nudged_at", start, end)
-        rows = self._read(
-            f"SELECT item_id, nudged_at, due, reason FROM {SCHEMA}.nudge_log WHERE {where} ORDER BY id",
-            parameters,
-        )
-        return [Nudge(item_id, from_ms(at), from_ms(due), reason) for item_id, at, due, reason in rows]
-
     def merge(
         self,
         answers: Sequence[LogEntry],
@@ -572,102 +561,3 @@ class PostgresStore:
 
     def _stored_memory(self) -> Memory:
         return stored_memory(self.memory, self.settings(), self.location)
-
-    # Reading.
-
-    def enrolled(self) -> dict[str, datetime]:
-        rows = self._read(
-            f"SELECT deck, enrolled_at FROM {SCHEMA}.decks WHERE {_MINE} "
-            'ORDER BY enrolled_at, deck COLLATE "C"'
-        )
-        return {deck: from_ms(at) for deck, at in rows}
-
-    def card(self, item_id: str) -> CardState | None:
-        rows = self._read(
-            f"SELECT {CARD_COLUMNS} FROM {SCHEMA}.cards WHERE {_MINE} AND item_id = %s", (item_id,)
-        )
-        return card_from_row(rows[0]) if rows else None
-
-    def cards(self) -> dict[str, CardState]:
-        rows = self._read(
-            f'SELECT {CARD_COLUMNS} FROM {SCHEMA}.cards WHERE {_MINE} ORDER BY item_id COLLATE "C"'
-        )
-        return {row[0]: card_from_row(row) for row in rows}
-
-    def reviews(self, item_id: str | None = None) -> list[Review]:
-        """Log rows in log order, of one item or of all."""
-        if item_id is None:
-            rows = self._read(f"SELECT {REVIEW_COLUMNS} FROM {SCHEMA}.review_log WHERE {_MINE} ORDER BY seq")
-        else:
-            rows = self._read(
-                f"SELECT {REVIEW_COLUMNS} FROM {SCHEMA}.review_log WHERE {_MINE} AND item_id = %s "
-                "ORDER BY seq",
-                (item_id,),
-            )
-        return [review_from_row(row) for row in rows]
-
-    def cram_reviews(self) -> list[CramReview]:
-        rows = self._read(
-            f"SELECT item_id, rating, reviewed_at, duration_ms FROM {SCHEMA}.cram_log WHERE {_MINE} "
-            "ORDER BY seq"
-        )
-        return [CramReview(item_id, RATINGS[rating], from_ms(at), ms) for item_id, rating, at, ms in rows]
-
-    def due_times(self) -> dict[str, datetime]:
-        """When each item with a card is due, or brought forward by a nudge not answered since."""
-        rows = self._read(
-            f"SELECT item_id, MIN(due) FROM (SELECT item_id, due FROM {SCHEMA}.cards WHERE {_MINE} "
-            f"UNION ALL SELECT n.item_id, n.due FROM {SCHEMA}.nudge_log n LEFT JOIN {SCHEMA}.cards c "
-            "ON c.learner = n.learner AND c.item_id = n.item_id WHERE n.learner = current_user::text "
-            "AND (c.last_review IS NULL OR n.nudged_at > c.last_review)) t GROUP BY item_id"
-        )
-        return {item_id: from_ms(due) for item_id, due in rows}
-
-    def due_by(self, until: datetime) -> DueItems:
-        """The items due at or before ``until``, earliest first, every item with a card, and the items
-        brought forward by a nudge not answered since (one read)."""
-        until_ms = to_ms(require_aware(until, "until"))
-        rows = self._read(
-            f'SELECT item_id COLLATE "C", due, false FROM {SCHEMA}.cards WHERE {_MINE} UNION ALL '
-            f'SELECT n.item_id COLLATE "C", MIN(n.due), true FROM {SCHEMA}.nudge_log n '
-            f"LEFT JOIN {SCHEMA}.cards c ON c.learner = n.learner AND c.item_id = n.item_id "
-            "WHERE n.learner = current_user::text AND (c.last_review IS NULL OR n.nudged_at > c.last_review) "
-            "GROUP BY n.item_id ORDER BY 2, 1"
-        )
-        due = {item_id: from_ms(when) for item_id, when, nudged in rows if when <= until_ms and not nudged}
-        brought = {item_id: from_ms(when) for item_id, when, nudged in rows if when <= until_ms and nudged}
-        return DueItems(due, frozenset([item_id for item_id, _, nudged in rows if not nudged]), brought)
-
-    def answers(self, start: datetime | None = None, end: datetime | None = None) -> list[Answer]:
-        """Scheduled answers with ``start <= reviewed_at < end`` (either bound optional), in log order."""
-        where, parameters = _mine_between("reviewed_at", start, end)
-        rows = self._read(
-            f"SELECT item_id, reviewed_at, rating, state_before FROM {SCHEMA}.review_log WHERE {where} "
-            "ORDER BY seq",
-            parameters,
-        )
-        return [
-            Answer(item_id, from_ms(at), RATINGS[rating], STATES[state])
-            for item_id, at, rating, state in rows
-        ]
-
-    def review_counts(self) -> dict[str, int]:
-        return dict(
-            self._read(f"SELECT item_id, COUNT(*) FROM {SCHEMA}.review_log WHERE {_MINE} GROUP BY item_id")
-        )
-
-
-def _mine_between(
-    column: str, start: datetime | None, end: datetime | None
-) -> tuple[str, tuple[object, ...]]:
-    """The learner's rows with ``start <= column < end`` (either bound optional): a WHERE clause and its
-    values."""
-    where = [_MINE]
-    parameters: list[object] = []
-    if start is not None:
-        where.append(f"{column} >= %s")
-        parameters.append(to_ms(require_aware(start, "start")))
-    if end is not None:
-        where.append(f"{column} < %s")
-        parameters.append(to_ms(require_aware(end, "end")))
-    return " AND ".join(where), tuple(parameters)

@@ -26,6 +26,8 @@ from course.checkers._block import (
     DEC_NORMS_SWAPPED,
     DEC_POST_LN,
     DEC_QUERIES_FROM_INPUT,
+)
+from course.checkers._layer_norm import (
     LNB_NO_GAMMA,
     LNB_NO_MEAN_TERM,
     LNB_NO_VARIANCE_TERM,

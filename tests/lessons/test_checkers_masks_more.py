@@ -20,18 +20,21 @@ from course.checkers import (
     check_prefix_lm_mask,
 )
 from course.checkers._bugs import NEW_MISTAKE, combinations
-from course.checkers._masks import (
+from course.checkers._kv_cache import (
     CACHE_ONLY_OLD,
     CACHE_RETURN,
+    NEW_KEYS_ONLY,
+    NEW_NOT_CAUSAL,
+    NEW_TOP_LEFT,
+    cached_attention,
+)
+from course.checkers._masks import (
     DECODING_BLOCKED_TRUE,
     DECODING_OFF_BY_ONE,
     DECODING_TOP_LEFT,
     DECODING_TRANSPOSED,
     EMPTY_ROW_ITSELF,
     LEFT_PADDED_BUGS,
-    NEW_KEYS_ONLY,
-    NEW_NOT_CAUSAL,
-    NEW_TOP_LEFT,
     PREFIX_BIDIRECTIONAL,
     PREFIX_CAUSAL,
     PREFIX_INVERTED,
@@ -40,7 +43,6 @@ from course.checkers._masks import (
     PREFIX_TRANSPOSED,
     PROMPT_SEES_FUTURE,
     _left_padded,
-    cached_attention,
     left_padded_attention,
     prefix_lm_mask,
 )
