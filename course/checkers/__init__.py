@@ -10,9 +10,11 @@ bugs left in a find-the-bug exercise. The code cards' checkers, ``check_card_*``
 each, stand beside their lesson's exercise checkers, in the same module; what they share is in
 ``_card_parts``.
 
-A code question of the question bank is graded by one of these checkers: `run_code` runs the learner's code
-and gives the function it defines to the checker, in this process; `run_code_limited` does the same in a
-child process with a time and a memory limit (`course.checkers._running`). Both return a `CodeVerdict`.
+A code question of the question bank is graded by one of these checkers. `run_code_limited` grades a
+learner's code, in the notebook and the terminal alike: the code runs in a child process with a time and a
+memory limit, the checker here, given a stand-in for the learner's function (`course.checkers._apart`).
+`run_code` runs the code in this process: for the course's own code (solutions, starters) and the tests
+(`course.checkers._running`). Both return a `CodeVerdict`.
 
 A checker's sentence may name one of the typical mistakes listed in `MISTAKES` (`mistake_in`); a code card
 lists those it practises, and a listener (`listen`, as `course.widgets` does) hears every verdict,

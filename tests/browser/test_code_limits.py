@@ -38,7 +38,7 @@ from browser.test_code_card import BANK as REVIEW_BANK
 from browser.test_first_day import keep_screenshot, lab_in_browser, open_notebook, require_browser
 from course.checkers import run_code_limited
 from course.widgets._panel import CODE_SECONDS
-from scheduler import Rating, Store
+from scheduler import Nudge, Rating, Store
 
 QUIZ_BANK = (
     REVIEW_BANK
@@ -127,9 +127,9 @@ def interrupt_kernel(page: Any) -> None:
     page.locator(".lm-Menu-item:visible", has_text="Interrupt Kernel").first.click()
 
 
-def kernel_is_idle_and_alone(lab: JupyterLab, page: Any) -> None:
+def kernel_is_idle_and_alone(lab: JupyterLab, page: Any, notebook: str = NOTEBOOK) -> None:
     """The kernel is idle in Lab and in the toolbar, answers, and runs no learner's code any more."""
-    nb.wait_kernel_idle(page, NOTEBOOK, timeout_ms=10_000)
+    nb.wait_kernel_idle(page, notebook, timeout_ms=10_000)
     page.wait_for_function(f"() => ({_INDICATOR})() === 'idle'", timeout=10_000, polling=100)
     assert nb.kernel_exec(page, "print(6 * 7)") == "42\n"
     deadline = time.monotonic() + 5
@@ -254,3 +254,41 @@ def test_an_endless_loop_in_a_code_card_is_stopped_by_time_and_by_interrupt_in_t
 
     assert reviews(db) == [("05-code-causal-mask", Rating.AGAIN), ("05-code-causal-mask", Rating.GOOD)]
     assert reviews(quiz_db) == [("05-code-causal-mask", Rating.AGAIN)]
+
+
+@pytest.mark.browser
+@pytest.mark.timeout(240, method="signal")
+def test_the_workbooks_review_notebook_stops_a_loop_in_the_courses_own_code_card(tmp_path: Path) -> None:
+    """The learner's own review notebook (the workbook's review.ipynb, the shipped bank): lesson 05's code
+    card, brought back by a mistake, answered with an endless loop."""
+    require_browser()
+    from playwright.sync_api import expect  # here: without playwright the test is skipped, not broken
+
+    with lab_in_browser(tmp_path) as (lab, page, db):
+        now = datetime.now(timezone.utc)
+        with Store.open(db) as store:
+            store.nudge(Nudge("05-code-causal-mask", now, now, "causal-top-left"))
+        notebook = "workbook/review.ipynb"
+        open_notebook(lab, page, notebook, db)
+        nb.run_all(page)
+        nb.wait_for_text(page, ".jp-OutputArea-output", "this session:")
+        widgets = nb.current_panel(page).locator(".jp-OutputArea-output", has=page.locator(".course-widget"))
+        review = widgets.first  # review(), the notebook's first widget (live() is its last)
+        expect(review).to_contain_text("this session:")
+        expect(review.get_by_text(re.compile(r"this session: 0 due now, 1 new"))).to_have_count(1)
+        status = review.get_by_role("status")
+        box = review.get_by_role("textbox", name="Your code for causal_mask", exact=True)
+        next_button = review.get_by_role("button", name=re.compile(r"^(Next|Finish)$"))
+        kernel_is_idle_and_alone(lab, page, notebook)
+        sent = send(page, box, LOOP)
+        expect(status).to_have_text(
+            re.compile(rf"^{re.escape(TIMED_OUT)} Saved: Again\. "), timeout=(CODE_SECONDS + SLACK) * 1000
+        )
+        took = time.monotonic() - sent
+        assert CODE_SECONDS <= took < CODE_SECONDS + SLACK, f"the verdict came after {took:.1f} s"
+        expect(next_button).to_be_focused()
+        assert reviews(db) == [("05-code-causal-mask", Rating.AGAIN)]
+        kernel_is_idle_and_alone(lab, page, notebook)
+        page.keyboard.press("Enter")  # the session goes on: here, to its end
+        expect(status).to_have_text(re.compile(r"^0 of 1 remembered\. "))
+        kernel_is_idle_and_alone(lab, page, notebook)
