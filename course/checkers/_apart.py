@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import builtins
 import contextlib
-import importlib
 import inspect
 import io
 import json
@@ -53,7 +52,7 @@ from course.checkers._listening import muted
 from course.checkers._running import (
     CodeVerdict,
     Raised,
-    compile_code,
+    checker_for,
     exception_words,
     memory_sentence,
     time_sentence,
@@ -64,7 +63,6 @@ __all__ = ["STARTER_UNCHANGED", "not_written_sentence", "run_code_limited"]
 
 STARTER_UNCHANGED = "✗ You sent the starter unchanged."
 """The verdict's sentence when the code sent is the card's starter, as it was given."""
-_CHECKERS = "course.checkers"
 _LEARNER = Path(_learner.__file__).resolve()
 _STARTUP_SECONDS = 120.0  # for the child to start and import numpy, on a loaded machine
 _TAIL = 4096  # how much of the child's standard error is kept (never shown to the learner)
@@ -386,14 +384,9 @@ def run_code_limited(
     Raises KeyboardInterrupt when the run was interrupted (Kernel > Interrupt, Ctrl-C): nothing judged."""
     if starter is not None and code.strip() == starter.strip():
         return CodeVerdict(False, STARTER_UNCHANGED)
-    check = getattr(importlib.import_module(_CHECKERS), checker, None)
-    if not callable(check):
-        return CodeVerdict(
-            False, f"✗ There is no checker named {checker} (a bug in the course: please report it)."
-        )
-    failed = compile_code(code)
-    if failed is not None:
-        return failed
+    check = checker_for(code, checker)
+    if isinstance(check, CodeVerdict):
+        return check
     with tempfile.TemporaryDirectory(prefix="course-code-") as folder:
         child = _Child(seconds, memory_bytes, folder)
         try:

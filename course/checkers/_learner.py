@@ -45,7 +45,16 @@ from typing import IO, Any
 
 import numpy as np
 
-__all__ = ["CODE_FILE", "REFUSED_PACKAGES", "decode", "encode", "main", "refused_sentence"]
+__all__ = [
+    "CODE_FILE",
+    "REFUSED_PACKAGES",
+    "decode",
+    "encode",
+    "first_line",
+    "line_in_code",
+    "main",
+    "refused_sentence",
+]
 
 CODE_FILE = "<your code>"
 """The file name the learner's code is compiled under: how its lines are found in a traceback."""
@@ -148,12 +157,13 @@ def _refuse_the_course(importing: Any) -> Any:
     return refusing
 
 
-def _first_line(text: str) -> str:
+def first_line(text: str) -> str:
+    """The first line of `text`, without its full stop."""
     lines = text.strip().splitlines()
     return lines[0].rstrip(".") if lines else ""
 
 
-def _line_in_code(tb: TracebackType | None) -> int | None:
+def line_in_code(tb: TracebackType | None) -> int | None:
     """The line of the learner's code in traceback `tb` nearest to where the exception was raised."""
     line = None
     for frame, number in traceback.walk_tb(tb):
@@ -169,7 +179,7 @@ def _failure(error: BaseException) -> dict[str, Any]:
     if isinstance(error, MemoryError):
         return {"kind": "memory"}
     try:
-        message = _first_line(str(error))
+        message = first_line(str(error))
     except Exception:
         message = ""
     return {
@@ -177,7 +187,7 @@ def _failure(error: BaseException) -> dict[str, Any]:
         "type": type(error).__name__,
         "builtin": type(error).__module__ == "builtins",
         "message": message,
-        "line": _line_in_code(error.__traceback__),
+        "line": line_in_code(error.__traceback__),
     }
 
 

@@ -28,21 +28,20 @@ import io
 import math
 import signal
 import threading
-import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
-from types import TracebackType
 from typing import Any
 
 import numpy as np
 
-from course.checkers._learner import CODE_FILE
+from course.checkers._learner import CODE_FILE, first_line, line_in_code
 from course.checkers._listening import muted
 
 __all__ = [
     "CODE_FILE",
     "CodeVerdict",
     "Raised",
+    "checker_for",
     "compile_code",
     "exception_words",
     "memory_sentence",
@@ -95,27 +94,13 @@ def _size(count: int) -> str:
     return f"{count} bytes"
 
 
-def _first_line(text: str) -> str:
-    lines = text.strip().splitlines()
-    return lines[0].rstrip(".") if lines else ""
-
-
 def exception_words(error: BaseException) -> str:
     """``NameError: name 'npp' is not defined``, as the checkers' engine words an exception."""
     try:
-        message = _first_line(str(error))
+        message = first_line(str(error))
     except Exception:
         message = ""
     return type(error).__name__ + (f": {message}" if message else "")
-
-
-def _line_in_code(tb: TracebackType | None) -> int | None:
-    """The line of the learner's code in traceback `tb` nearest to where the exception was raised."""
-    line = None
-    for frame, number in traceback.walk_tb(tb):
-        if frame.f_code.co_filename == CODE_FILE:
-            line = number
-    return line
 
 
 def _with_line(text: str, line: int | None) -> str:
@@ -133,7 +118,7 @@ def _watched(fn: Callable[..., Any], raised: Raised) -> Callable[..., Any]:
         try:
             return fn(*args, **kwargs)
         except Exception as error:
-            raised.words, raised.line = exception_words(error), _line_in_code(error.__traceback__)
+            raised.words, raised.line = exception_words(error), line_in_code(error.__traceback__)
             raise
 
     return watched
@@ -141,16 +126,9 @@ def _watched(fn: Callable[..., Any], raised: Raised) -> Callable[..., Any]:
 
 def _judge(code: str, function: str, checker: str) -> CodeVerdict:
     """Run `code`, take `function` from it, and give it to `checker`; every output captured."""
-    # The checker is found by its name in the package, which imports this module: by name, not by an import
-    # statement (it is loaded already when this runs).
-    check = getattr(importlib.import_module(_CHECKERS), checker, None)
-    if not callable(check):
-        return CodeVerdict(
-            False, f"✗ There is no checker named {checker} (a bug in the course: please report it)."
-        )
-    failed = compile_code(code)
-    if failed is not None:
-        return failed
+    check = checker_for(code, checker)
+    if isinstance(check, CodeVerdict):
+        return check
     compiled = compile(code, CODE_FILE, "exec")
     namespace: dict[str, Any] = {"__name__": "__learner__", "np": np, "math": math}
     captured = io.StringIO()
@@ -158,7 +136,7 @@ def _judge(code: str, function: str, checker: str) -> CodeVerdict:
         try:
             exec(compiled, namespace)
         except (Exception, SystemExit) as error:
-            line = _line_in_code(error.__traceback__)
+            line = line_in_code(error.__traceback__)
             return CodeVerdict(False, f"✗ {_with_line(f'Your code raised {exception_words(error)}', line)}.")
     fn = namespace.get(function)
     if fn is None:
@@ -174,7 +152,7 @@ def _judge(code: str, function: str, checker: str) -> CodeVerdict:
             with muted():  # the card's answer, not an exercise's mistake
                 result = check(_watched(fn, raised))
         except SystemExit as error:
-            line = _line_in_code(error.__traceback__)
+            line = line_in_code(error.__traceback__)
             return CodeVerdict(False, f"✗ {_with_line(f'Your code raised {exception_words(error)}', line)}.")
         except Exception as error:  # the checker's own failure: still a sentence
             return CodeVerdict(
@@ -185,16 +163,29 @@ def _judge(code: str, function: str, checker: str) -> CodeVerdict:
     return verdict_of(result, captured.getvalue(), raised)
 
 
+def checker_for(code: str, checker: str) -> Callable[..., Any] | CodeVerdict:
+    """The checker named `checker`, or the verdict when there is none or `code` cannot be compiled."""
+    # The checker is found by its name in the package, which imports this module: by name, not by an import
+    # statement (it is loaded already when this runs).
+    check = getattr(importlib.import_module(_CHECKERS), checker, None)
+    if not callable(check):
+        return CodeVerdict(
+            False, f"✗ There is no checker named {checker} (a bug in the course: please report it)."
+        )
+    failed = compile_code(code)
+    return check if failed is None else failed
+
+
 def compile_code(code: str) -> CodeVerdict | None:
     """The verdict when `code` cannot be compiled (a syntax error: `CodeVerdict.retry`), else None."""
     try:
         compile(code, CODE_FILE, "exec")
     except SyntaxError as err:
         where = f" on line {err.lineno}" if err.lineno else ""
-        said = f"✗ Your code has a syntax error{where}: {_first_line(err.msg)}."
+        said = f"✗ Your code has a syntax error{where}: {first_line(err.msg)}."
         return CodeVerdict(False, said, retry=True)
     except ValueError as err:  # a NUL character
-        return CodeVerdict(False, f"✗ Your code could not be read: {_first_line(str(err))}.", retry=True)
+        return CodeVerdict(False, f"✗ Your code could not be read: {first_line(str(err))}.", retry=True)
     return None
 
 

@@ -12,7 +12,7 @@ from typing import TextIO
 
 from course.bank import NAMES, Bank
 from course.lessons import lesson_id
-from course.progress import Keeper, StoreSource, plural
+from course.progress import plural
 from course.terminal.asking import ask
 from course.terminal.console import Console, Quit
 from course.terminal.exits import EXIT_OK, EXIT_USAGE
@@ -21,6 +21,7 @@ from course.terminal.session import (
     elapsed_ms,
     heading,
     lessons_named,
+    opened_keeper,
     rating_or_kept,
     stopped,
 )
@@ -45,10 +46,7 @@ def cram(
     if lessons is None:
         return EXIT_USAGE
     items = [item for item in bank.items() if item.deck in lessons]
-    keeper = Keeper(StoreSource(store), create=True)  # a class database: keeps what the server cannot take
-    keeper.start()
-    for note in keeper.notes():  # answers an earlier session kept, sent now
-        console.say(note)
+    keeper = opened_keeper(console, store, create=True)  # a class database: keeps what the server cannot take
     check_writable(store)  # before the first question, not after its answer
     console.say(
         f"Practice of {lessons_named(lessons)}: {plural(len(items), 'question')}. Practice answers are "

@@ -17,11 +17,11 @@ from typing import TextIO
 
 from course.bank import NAMES, Bank, Question
 from course.lessons import lesson_id
-from course.progress import Keeper, StoreSource, due_day, interval, lesson_label, note_for, plural
+from course.progress import Keeper, due_day, interval, lesson_label, note_for, plural
 from course.terminal.asking import ask
 from course.terminal.console import Console, Quit
 from course.terminal.exits import EXIT_OK, EXIT_USAGE
-from course.terminal.session import NotSaved, elapsed_ms, heading, rating_or_kept, stopped
+from course.terminal.session import NotSaved, elapsed_ms, heading, opened_keeper, rating_or_kept, stopped
 from course.terminal.writing import check_writable
 from scheduler import Rating, Storage, StoreError, due_from
 
@@ -46,10 +46,7 @@ def quiz(
         err.write(f"{problem}\n")
         return EXIT_USAGE
     questions = bank.questions(lesson)
-    keeper = Keeper(StoreSource(store), create=True)  # a class database: keeps what the server cannot take
-    keeper.start()
-    for note in keeper.notes():  # answers an earlier session kept, sent now
-        console.say(note)
+    keeper = opened_keeper(console, store, create=True)  # a class database: keeps what the server cannot take
     check_writable(store)  # before the first question, not after its answer
     console.say(
         f"Quiz of lesson {lesson_label(lesson)}: {plural(len(questions), 'question')}. Each answer is saved "

@@ -11,7 +11,6 @@ from course.bank import NAMES, Bank, Question
 from course.progress import (
     Keeper,
     LimitOptions,
-    StoreSource,
     due_again,
     due_in,
     interval,
@@ -28,6 +27,7 @@ from course.terminal.session import (
     elapsed_ms,
     heading,
     lessons_named,
+    opened_keeper,
     rating_or_kept,
     stopped,
 )
@@ -65,10 +65,7 @@ def review(
         console.say(f"No lesson started yet: {START}, and its questions will come up here.")
         return EXIT_OK
     start = clock()
-    keeper = Keeper(StoreSource(store), create=False)
-    keeper.start()
-    for note in keeper.notes():  # answers an earlier session kept, sent now
-        console.say(note)
+    keeper = opened_keeper(console, store, create=False)
     store = keeper  # every answer goes through it; on a class database it keeps what the server cannot take
     session = Session(store, items, start, tz, limits)
     if not session.remaining:

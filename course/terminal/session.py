@@ -9,11 +9,11 @@ import time
 from collections.abc import Callable, Sequence
 
 from course.bank import Question
-from course.progress import lesson_label
+from course.progress import Keeper, StoreSource, lesson_label
 from course.terminal.console import Console, Quit
-from scheduler import Rating
+from scheduler import Rating, Storage
 
-__all__ = ["NotSaved", "elapsed_ms", "heading", "lessons_named", "rating_or_kept", "stopped"]
+__all__ = ["NotSaved", "elapsed_ms", "heading", "lessons_named", "opened_keeper", "rating_or_kept", "stopped"]
 
 
 class NotSaved(Exception):
@@ -23,6 +23,16 @@ class NotSaved(Exception):
         super().__init__(str(problem))
         self.problem = problem
         self.done = done
+
+
+def opened_keeper(console: Console, store: Storage, *, create: bool) -> Keeper:
+    """The `Keeper` every answer of the command goes through, started: what an earlier session kept on this
+    computer for a class database is sent now, and said."""
+    keeper = Keeper(StoreSource(store), create=create)
+    keeper.start()
+    for note in keeper.notes():  # answers an earlier session kept, sent now
+        console.say(note)
+    return keeper
 
 
 def heading(question: Question) -> str:
