@@ -9,13 +9,13 @@ that changing the labels changes nothing recorded. A numeric answer is recorded 
 one way (`numeric_answer`: "1/8", "0.125" and "1.25e-1" are all "0.125"). The projector counts only answers
 the question can have (`counted`): nothing else a learner could write into the class database reaches it.
 
-A code question is answered with code that runs in the learner's own kernel (`course.checkers.run_code`, the
-notebook's time limit); the learner sees their checker's sentence, and only a number is recorded
-(`code_answer`): ``"0"`` for code that passed, ``k`` for the k-th named mistake of the card's `mistakes` that
-the checker's sentence names, ``"-1"`` for code wrong in another way (or that could not be judged). The code
-itself never leaves the learner's kernel. The projector shows how many passed and the most common named
-mistakes by their label (`option_counts`, `named_mistakes`); the reveal shows the card's worked solution,
-never anyone's code.
+A code question is answered with code that runs beside the learner's own kernel
+(`course.checkers.run_code_limited`, the notebook's limits); the learner sees their checker's sentence, and
+only a number is recorded (`code_answer`): ``"0"`` for code that passed, ``k`` for the k-th named mistake of
+the card's `mistakes` that the checker's sentence names, ``"-1"`` for code wrong in another way (or that could
+not be judged). The code itself never leaves the learner's computer. The projector shows how many passed and
+the most common named mistakes by their label (`option_counts`, `named_mistakes`); the reveal shows the card's
+worked solution, never anyone's code.
 
 A live session runs in a room (the instructor's own by default, named after their role): each learner's
 widget follows one room, so that two instructors teaching at once do not collide (`rooms_text` says which

@@ -9,7 +9,7 @@ learner writes reaches the projector); Reveal (Space) closes the question and ma
 (→) asks the next one; End (or Next after the last) ends the session and ranks the questions by miss rate,
 with the sections to revisit. Live answers are kept apart from every learner's schedule.
 
-A code question is answered by code each learner runs in their own kernel: the projector shows how many
+A code question is answered by code each learner runs beside their own kernel: the projector shows how many
 passed and the named mistakes the class made, most common first, by their labels ("causal mask: transposed"),
 then how many made another; the reveal shows the card's worked solution. No learner's code reaches the class
 database, so none can reach the projector. The end of the session lists each code card's mistakes too.
