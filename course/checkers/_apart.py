@@ -52,8 +52,9 @@ from course.checkers._listening import muted
 from course.checkers._running import (
     CodeVerdict,
     Raised,
-    checker_for,
+    compile_code,
     exception_words,
+    find_checker,
     memory_sentence,
     time_sentence,
     verdict_of,
@@ -384,9 +385,12 @@ def run_code_limited(
     Raises KeyboardInterrupt when the run was interrupted (Kernel > Interrupt, Ctrl-C): nothing judged."""
     if starter is not None and code.strip() == starter.strip():
         return CodeVerdict(False, STARTER_UNCHANGED)
-    check = checker_for(code, checker)
+    check = find_checker(checker)
     if isinstance(check, CodeVerdict):
         return check
+    compiled = compile_code(code)  # a syntax error is said before any process starts
+    if isinstance(compiled, CodeVerdict):
+        return compiled
     with tempfile.TemporaryDirectory(prefix="course-code-") as folder:
         child = _Child(seconds, memory_bytes, folder)
         try:

@@ -267,16 +267,13 @@ def _call(fn: Any, request: dict[str, Any], channel: _Channel) -> dict[str, Any]
     kwargs = {key: decode(value, channel.call_back) for key, value in request.get("kwargs", {}).items()}
     measure = bool(request.get("measure"))
     try:
-        if measure:
+        if measure:  # started after the arguments were decoded: the peak is the call's own
             tracemalloc.start()
-            tracemalloc.reset_peak()
-            before, _ = tracemalloc.get_traced_memory()
         try:
             value = fn(*args, **kwargs)
         finally:
-            peak = tracemalloc.get_traced_memory()[1] - before if measure else 0
-            if measure:
-                tracemalloc.stop()
+            peak = tracemalloc.get_traced_memory()[1] if measure else 0
+            tracemalloc.stop()
     except (Exception, SystemExit) as error:
         return _failure(error)
     return {"kind": "returned", "value": encode(value), "args": [encode(arg) for arg in args], "peak": peak}

@@ -14,8 +14,7 @@ code could not be judged, never a traceback::
 
 An exception raised by the learner's function while the checker calls it is named by the checker's sentence
 ("your function raised ..."); the line of the learner's code it came from is added to it, ``(line 2)``.
-`run_code` takes a time limit (`seconds`), kept by a timer where one can interrupt the code: on the main
-thread of a system with ``signal.setitimer``.
+`run_code` has no limits: the course's own code needs none.
 """
 
 from __future__ import annotations
@@ -26,11 +25,10 @@ import importlib
 import inspect
 import io
 import math
-import signal
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from types import CodeType
+from typing import Any, cast
 
 import numpy as np
 
@@ -41,9 +39,9 @@ __all__ = [
     "CODE_FILE",
     "CodeVerdict",
     "Raised",
-    "checker_for",
     "compile_code",
     "exception_words",
+    "find_checker",
     "memory_sentence",
     "run_code",
     "time_sentence",
@@ -124,12 +122,57 @@ def _watched(fn: Callable[..., Any], raised: Raised) -> Callable[..., Any]:
     return watched
 
 
-def _judge(code: str, function: str, checker: str) -> CodeVerdict:
-    """Run `code`, take `function` from it, and give it to `checker`; every output captured."""
-    check = checker_for(code, checker)
+def find_checker(checker: str) -> Callable[..., Any] | CodeVerdict:
+    """The checker named `checker` in `course.checkers`, or the verdict that there is none."""
+    # Found by its name in the package, which imports this module: by name, not by an import statement (it
+    # is loaded already when this runs).
+    check = getattr(importlib.import_module(_CHECKERS), checker, None)
+    if callable(check):
+        return cast(Callable[..., Any], check)
+    return CodeVerdict(
+        False, f"✗ There is no checker named {checker} (a bug in the course: please report it)."
+    )
+
+
+def compile_code(code: str) -> CodeType | CodeVerdict:
+    """`code` compiled, or the verdict when it cannot be (a syntax error: `CodeVerdict.retry`)."""
+    try:
+        return compile(code, CODE_FILE, "exec")
+    except SyntaxError as err:
+        where = f" on line {err.lineno}" if err.lineno else ""
+        said = f"✗ Your code has a syntax error{where}: {first_line(err.msg)}."
+        return CodeVerdict(False, said, retry=True)
+    except ValueError as err:  # a NUL character
+        return CodeVerdict(False, f"✗ Your code could not be read: {first_line(str(err))}.", retry=True)
+
+
+def verdict_of(result: Any, printed: str, raised: Raised) -> CodeVerdict:
+    """The checker's result as a verdict: its sentence (or the last line it printed), the line of the
+    learner's code an exception came from added after the exception's words."""
+    sentence = getattr(result, "message", None)
+    if not isinstance(sentence, str) or not sentence:
+        lines = printed.strip().splitlines()
+        sentence = lines[-1] if lines else ("✓ All cases pass." if bool(result) else "✗ Not right yet.")
+    ok = bool(getattr(result, "ok", result))
+    if raised.line is not None and raised.words:
+        said = f"your function raised {raised.words}"
+        at = sentence.find(said)
+        if at >= 0:
+            end = at + len(said)
+            sentence = f"{sentence[:end]} (line {raised.line}){sentence[end:]}"
+    return CodeVerdict(ok, sentence)
+
+
+def run_code(code: str, function: str, checker: str) -> CodeVerdict:
+    """Grade `code` in this process (the course's own code: a learner's goes to `run_code_limited`):
+    execute it in a fresh namespace holding ``np`` and ``math``, take `function` from it, and call
+    ``getattr(course.checkers, checker)`` on it, its printing captured."""
+    check = find_checker(checker)
     if isinstance(check, CodeVerdict):
         return check
-    compiled = compile(code, CODE_FILE, "exec")
+    compiled = compile_code(code)
+    if isinstance(compiled, CodeVerdict):
+        return compiled
     namespace: dict[str, Any] = {"__name__": "__learner__", "np": np, "math": math}
     captured = io.StringIO()
     with contextlib.redirect_stdout(captured), contextlib.redirect_stderr(captured):
@@ -161,80 +204,3 @@ def _judge(code: str, function: str, checker: str) -> CodeVerdict:
                 "course: please report it).",
             )
     return verdict_of(result, captured.getvalue(), raised)
-
-
-def checker_for(code: str, checker: str) -> Callable[..., Any] | CodeVerdict:
-    """The checker named `checker`, or the verdict when there is none or `code` cannot be compiled."""
-    # The checker is found by its name in the package, which imports this module: by name, not by an import
-    # statement (it is loaded already when this runs).
-    check = getattr(importlib.import_module(_CHECKERS), checker, None)
-    if not callable(check):
-        return CodeVerdict(
-            False, f"✗ There is no checker named {checker} (a bug in the course: please report it)."
-        )
-    failed = compile_code(code)
-    return check if failed is None else failed
-
-
-def compile_code(code: str) -> CodeVerdict | None:
-    """The verdict when `code` cannot be compiled (a syntax error: `CodeVerdict.retry`), else None."""
-    try:
-        compile(code, CODE_FILE, "exec")
-    except SyntaxError as err:
-        where = f" on line {err.lineno}" if err.lineno else ""
-        said = f"✗ Your code has a syntax error{where}: {first_line(err.msg)}."
-        return CodeVerdict(False, said, retry=True)
-    except ValueError as err:  # a NUL character
-        return CodeVerdict(False, f"✗ Your code could not be read: {first_line(str(err))}.", retry=True)
-    return None
-
-
-def verdict_of(result: Any, printed: str, raised: Raised) -> CodeVerdict:
-    """The checker's result as a verdict: its sentence (or the last line it printed), the line of the
-    learner's code an exception came from added after the exception's words."""
-    sentence = getattr(result, "message", None)
-    if not isinstance(sentence, str) or not sentence:
-        lines = printed.strip().splitlines()
-        sentence = lines[-1] if lines else ("✓ All cases pass." if bool(result) else "✗ Not right yet.")
-    ok = bool(getattr(result, "ok", result))
-    if raised.line is not None and raised.words:
-        said = f"your function raised {raised.words}"
-        at = sentence.find(said)
-        if at >= 0:
-            end = at + len(said)
-            sentence = f"{sentence[:end]} (line {raised.line}){sentence[end:]}"
-    return CodeVerdict(ok, sentence)
-
-
-class _OutOfTime(BaseException):
-    """Raised in this process when `run_code`'s time runs out (not an Exception: no checker catches it)."""
-
-
-def run_code(code: str, function: str, checker: str, *, seconds: float | None = None) -> CodeVerdict:
-    """Grade `code` in this process: execute it in a fresh namespace holding ``np`` and ``math``, take
-    `function` from it, and call ``getattr(course.checkers, checker)`` on it, its printing captured.
-
-    With `seconds`, code still running after that long is stopped and said to be (`time_sentence`), where a
-    timer can interrupt it: on the main thread (a notebook's kernel runs widget callbacks there) of a system
-    with ``signal.setitimer``; code stuck inside one long numpy call stops when that call returns."""
-    timed = (
-        seconds is not None
-        and hasattr(signal, "setitimer")
-        and threading.current_thread() is threading.main_thread()
-    )
-    if not timed:
-        return _judge(code, function, checker)
-    assert seconds is not None
-
-    def out_of_time(signum: int, frame: Any) -> None:
-        raise _OutOfTime
-
-    before = signal.signal(signal.SIGALRM, out_of_time)
-    try:
-        signal.setitimer(signal.ITIMER_REAL, seconds)
-        return _judge(code, function, checker)
-    except _OutOfTime:
-        return CodeVerdict(False, time_sentence(seconds))
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, before)

@@ -54,7 +54,7 @@ def test_code_cards_are_asked_live_in_bank_order() -> None:
 def test_a_code_answer_is_a_number_from_the_verdict_never_the_code() -> None:
     assert CARD.mistakes == ("causal-top-left", "causal-off-by-one", "causal-transposed", "causal-inverted")
     verdicts = [
-        run_code(code, "causal_mask", "check_card_causal_mask", seconds=10)
+        run_code(code, "causal_mask", "check_card_causal_mask")
         for code in (str(CARD.solution), TOP_LEFT, INVERTED, SYNTAX)
     ]
     assert [code_answer(CARD, v.ok, v.sentence) for v in verdicts] == ["0", "1", "4", "-1"]
@@ -72,7 +72,6 @@ def test_a_code_answer_is_a_number_from_the_verdict_never_the_code() -> None:
         "def padding_mask(lengths, t):\n    return np.arange(t)[None, :] <= lengths[:, None]\n",
         "padding_mask",
         "check_card_padding_mask",
-        seconds=10,
     ).sentence
     assert code_answer(other, False, sentence) == "1", sentence
 
