@@ -61,8 +61,14 @@ import numpy as np
 
 REPO = Path(__file__).resolve().parent.parent
 
+sys.path[:0] = [str(REPO), str(REPO / "benchmarks")]
+from _results import BANK, SCHEDULING_CODE, write_results  # noqa: E402
+
 from course.bank import load_bank  # noqa: E402
 from scheduler import Memory, Rating, Review, due_from  # noqa: E402
+
+DEPENDS = ("benchmarks/retention_sim.py", BANK, *SCHEDULING_CODE)
+"""What the figures are made from: a change to any of these makes the README's table stale."""
 
 DAYS = 365
 CHECK_DAYS = (30, 60, 90, 120, 150, 180, 240, 300, 365)
@@ -681,7 +687,22 @@ def _matched_line(family: str, found: Matched | None) -> str:
     )
 
 
-def report(model: ExponentialModel | ActrModel, outcomes: Sequence[Outcome], learners: int) -> list[str]:
+def _matched_figures(found: Matched | None) -> dict[str, object] | None:
+    if found is None:
+        return None
+    return {
+        "reviews": found.reviews,
+        "reviews_ci": list(found.reviews_ci),
+        "minutes": found.minutes,
+        "minutes_ci": list(found.minutes_ci),
+        "final": found.final,
+    }
+
+
+def report(
+    model: ExponentialModel | ActrModel, outcomes: Sequence[Outcome], learners: int
+) -> tuple[list[str], dict[str, object]]:
+    """The printed report of one memory model, and its figures for the README (``readme_block``)."""
     points = summarize(outcomes)
     lines = [
         f"== Memory model: {model.name} ({model.constants()})",
@@ -703,6 +724,19 @@ def report(model: ExponentialModel | ActrModel, outcomes: Sequence[Outcome], lea
     grouped = _by_family(outcomes, everyone)
     default = next(p for p in points if p.label == DEFAULT_LABEL)
     reference = next(point for point in grouped[default.family] if point[0].label == DEFAULT_LABEL)
+    figures: dict[str, object] = {
+        "learners": learners,
+        "questions": QUESTIONS[0],
+        "default": {
+            "retention_setting": DEFAULT_RETENTION,
+            "reviews": default.reviews,
+            "minutes": default.minutes,
+            "retention": default.retention,
+            "final": default.final,
+            "late": default.late,
+        },
+        "families": {},
+    }
     lines += [
         "",
         f"   Matched retention: each family read at the default's own retention ({default.label}: "
@@ -715,7 +749,9 @@ def report(model: ExponentialModel | ActrModel, outcomes: Sequence[Outcome], lea
     ]
     for family, members in grouped.items():
         if family not in (default.family, PERSONAL):
-            lines.append(_matched_line(family, matched(members, reference)))
+            found = matched(members, reference)
+            lines.append(_matched_line(family, found))
+            figures["families"][family] = _matched_figures(found)  # type: ignore[index]
     fitted = sorted(o.learner for o in outcomes if o.family == PERSONAL and o.label == PERSONAL_LABEL)
     if fitted:
         same = _by_family(outcomes, fitted)
@@ -724,20 +760,27 @@ def report(model: ExponentialModel | ActrModel, outcomes: Sequence[Outcome], lea
             f"   Personal parameters, against the default on the same {len(fitted)} learners (those fitted; "
             f"their default retention {sum(_measures(o)[0] for o in base) / len(base):.3f}):"
         )
-        lines.append(_matched_line(PERSONAL, matched(same[PERSONAL], base)))
-    lines += ["", *knowledge_cost(grouped[default.family], model.name)]
-    return lines
+        found = matched(same[PERSONAL], base)
+        lines.append(_matched_line(PERSONAL, found))
+        figures["personal"] = {"fitted": len(fitted), "matched": _matched_figures(found)}
+    cost_lines, costs = knowledge_cost(grouped[default.family], model.name)
+    figures["cost_per_question"] = costs
+    lines += ["", *cost_lines]
+    return lines, figures
 
 
-def knowledge_cost(family: Sequence[Sequence[Outcome]], name: str) -> list[str]:
+def knowledge_cost(
+    family: Sequence[Sequence[Outcome]], name: str
+) -> tuple[list[str], dict[str, list[float]]]:
     """The default family's cost per unit of knowledge at day 365, by desired retention (the check of the
-    default retention's choice, ``benchmarks/optimal_retention.py``)."""
+    default retention's choice, ``benchmarks/optimal_retention.py``): printed lines, and by label the
+    reviews and minutes per question remembered."""
     questions = QUESTIONS[0]
     rows = []
     for point in family:
         values = np.array([_measures(o) for o in point]).mean(axis=0)
         remembered = values[1] * questions
-        rows.append((point[0].label, values[2] / remembered, values[3] / remembered))
+        rows.append((point[0].label, float(values[2] / remembered), float(values[3] / remembered)))
     best = min(rows, key=lambda row: row[2])
     lines = [f"   Cost per question remembered at day 365 ({name}), by desired retention:"]
     lines += [
@@ -745,7 +788,59 @@ def knowledge_cost(family: Sequence[Sequence[Outcome]], name: str) -> list[str]:
         for row in rows
         for label, reviews, minutes in [row]
     ]
-    return lines
+    return lines, {label: [reviews, minutes] for label, reviews, minutes in rows}
+
+
+# The README's names of the families, in its order.
+README_ROWS = {
+    "course, steps": "FSRS with same-day steps (1 and 10 min; 10 min after a lapse)",
+    "SM-2 as published": "SM-2 as published (below Good repeated the same day)",
+    "SM-2 as commonly implemented": "SM-2 as commonly implemented",
+    "Leitner boxes": "Leitner boxes (1, 2, 4, ... 64 days, scaled)",
+    "fixed intervals": "fixed intervals",
+}
+
+
+def _cell(found: dict[str, object] | None, final: bool = True) -> str:
+    if found is None:
+        return "out of range"
+    ci = lambda pair: f"[{pair[0]:.2f}, {pair[1]:.2f}]"  # noqa: E731
+    cell = (
+        f"{found['reviews']:.2f} {ci(found['reviews_ci'])}, {found['minutes']:.2f} {ci(found['minutes_ci'])}"
+    )
+    return cell + (f", {found['final']:.3f}" if final else "")
+
+
+def readme_block(figures: dict[str, dict[str, object]]) -> str:
+    """The README's table of this benchmark, from the figures its default run saved (by memory model)."""
+    models = [name for name in MODELS if name in figures]  # the file's keys are sorted: MODELS' order
+    heads = " | ".join(f"{name} model: reviews, minutes, day 365" for name in models)
+    first = figures[models[0]]["default"]
+    rows = [f"  | scheduler | {heads} |", "  |---|---|---|"]
+    cells = []
+    for name in models:
+        d = figures[name]["default"]
+        cells.append(
+            f"1.00 ({d['reviews']:,.0f} reviews, {d['minutes']:,.0f} min; retention {d['retention']:.3f}), "
+            f"{d['final']:.3f}"
+        )
+    rows.append(
+        f"  | **the course's default**: FSRS, desired retention {first['retention_setting']:.2f}, "
+        f"no same-day steps | {' | '.join(cells)} |"
+    )
+    for family, shown in README_ROWS.items():
+        found = [figures[name]["families"].get(family) for name in models]  # type: ignore[union-attr]
+        rows.append(f"  | {shown} | {' | '.join(_cell(f) for f in found)} |")
+    personal = [figures[name].get("personal") for name in models]
+    if all(personal):
+        counts = " and ".join(str(p["fitted"]) for p in personal)  # type: ignore[index]
+        learners = figures[models[0]]["learners"]
+        cells = [_cell(p["matched"], final=False) for p in personal]  # type: ignore[index]
+        rows.append(
+            f"  | FSRS with personal parameters (`optimize`), against the default on the learners fitted "
+            f"({counts} of {learners}) | {' | '.join(cells)} |"
+        )
+    return "\n".join(rows) + "\n"
 
 
 def figure(results: dict[str, list[Point]], path: Path) -> None:
@@ -819,6 +914,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         outcomes = list(pool.map(run_learner, tasks))
     results: dict[str, list[Point]] = {}
+    figures: dict[str, dict[str, object]] = {}
     for name in MODELS:
         mine = [
             o
@@ -827,8 +923,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             for o in group
         ]
         results[name] = summarize(mine)
-        print("\n".join(report(MODELS[name](), mine, args.learners)), end="\n\n")
+        lines, figures[name] = report(MODELS[name](), mine, args.learners)
+        print("\n".join(lines), end="\n\n")
     figure(results, args.figure)
+    if (args.learners, args.no_fit, args.bank) == (32, False, None):  # the default run: the README's
+        write_results("retention_sim", figures, DEPENDS)
+        print(
+            "results: benchmarks/results/retention_sim.json "
+            "(python benchmarks/figures.py puts them in the README)"
+        )
     print(f"figure: {args.figure.relative_to(REPO) if args.figure.is_relative_to(REPO) else args.figure}")
     print(
         f"# NBVAL-free timing: {time.perf_counter() - started:.0f} s with {args.jobs} worker(s)",

@@ -21,6 +21,7 @@ from scheduler._bounds import (
     time_range_text,
 )
 from scheduler._calibration import (
+    CALIBRATION_BINS,
     MIN_CALIBRATION_REVIEWS,
     Bin,
     FsrsPredictor,
@@ -29,11 +30,12 @@ from scheduler._calibration import (
     Scores,
     auc,
     bins,
+    calibration_error,
     log_loss,
     predictions,
     rmse_bins,
     score,
-    split_times,
+    time_series_split,
 )
 from scheduler._errors import (
     StoreAccessError,
@@ -70,10 +72,11 @@ from scheduler._serving import ASKED_AGAIN_WITHIN, CramSession, Session, due_que
 from scheduler._stats import Stats, due_counts, forecast, stats, true_retention
 from scheduler._storage import Storage
 from scheduler._store import Store
-from scheduler._time import day_numbers, day_start, due_from
+from scheduler._time import day_numbers, day_start, due_from, elapsed_days
 
 __all__ = [
     "ASKED_AGAIN_WITHIN",
+    "CALIBRATION_BINS",
     "EARLIEST_TIME",
     "LATEST_TIME",
     "MAX_DURATION_MS",
@@ -119,11 +122,13 @@ __all__ = [
     "StoreVersionError",
     "auc",
     "bins",
+    "calibration_error",
     "day_numbers",
     "day_start",
     "due_counts",
     "due_from",
     "due_queue",
+    "elapsed_days",
     "fit_parameters",
     "fit_reviews",
     "forecast",
@@ -135,8 +140,8 @@ __all__ = [
     "retention_problem",
     "rmse_bins",
     "score",
-    "split_times",
     "stats",
     "time_range_text",
+    "time_series_split",
     "true_retention",
 ]

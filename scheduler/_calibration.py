@@ -2,11 +2,16 @@
 srs-benchmark evaluates one.
 
 Each item's answers are read in time order, the whole history feeding the model; a prediction is scored at
-each answer given at least one whole day (24 hours) after the item's previous one (the answers fsrs's
-optimizer learns from, ``fit_reviews``): the predicted chance of recall just before it, against whether it
-was recalled (any rating but Again). Scores: log loss, RMSE over bins (the predictions in 20 equal bins of
-predicted recall; the root of the count-weighted mean squared gap between each bin's mean prediction and its
-share recalled) and AUC (how often a recalled answer had the higher prediction than a forgotten one).
+each answer given on a later learner's day than the item's previous answer (the day starting at
+``rollover_hour`` o'clock in ``tz``, as ``Memory`` and fsrs's optimizer count days: ``fit_reviews``): the
+predicted chance of recall just before it, against whether it was recalled (any rating but Again).
+
+Scores: log loss; srs-benchmark's RMSE (bins) (``rmse_bins``: the scored answers binned by the learner's days
+since the item's previous answer, the answer's place in the item's history and the item's lapses before it,
+then the root of the count-weighted mean squared gap between each bin's share recalled and mean prediction);
+a calibration error (``calibration_error``: the same gap over 20 equal bins of predicted recall, the bins
+``bins`` shows); and AUC (how often a recalled answer had the higher prediction than a forgotten one).
+``time_series_split`` is srs-benchmark's split: sklearn's ``TimeSeriesSplit`` over the scored answers.
 """
 
 from __future__ import annotations
@@ -14,14 +19,15 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
-from itertools import pairwise
+from datetime import datetime, timezone, tzinfo
 from typing import NamedTuple, Protocol
 
 from scheduler._memory import Memory
 from scheduler._records import CardState, Rating
+from scheduler._time import day_numbers
 
 __all__ = [
+    "CALIBRATION_BINS",
     "MIN_CALIBRATION_REVIEWS",
     "Answered",
     "Bin",
@@ -31,17 +37,19 @@ __all__ = [
     "Scores",
     "auc",
     "bins",
+    "calibration_error",
     "log_loss",
     "predictions",
     "rmse_bins",
     "score",
-    "split_times",
+    "time_series_split",
 ]
 
 MIN_CALIBRATION_REVIEWS = 100
 """The fewest scored answers (see the module) before calibration is shown by bins."""
+CALIBRATION_BINS = 20
+"""The equal bins of predicted recall of ``calibration_error`` and ``bins``."""
 _CLIP = 1e-4  # predictions are scored within [_CLIP, 1 - _CLIP], as srs-benchmark clips them
-_BINS = 20
 
 
 class Answered(Protocol):
@@ -56,12 +64,18 @@ class Answered(Protocol):
 
 
 class Prediction(NamedTuple):
-    """One scored answer: the item, when, the predicted chance of recall and whether it was recalled."""
+    """One scored answer: the item, when, the predicted chance of recall and whether it was recalled; and
+    srs-benchmark's features of it: the learner's days since the item's previous answer (``elapsed_days``,
+    1 or more), its place in the item's history (``i``: 2 for the second answer, every answer counted) and
+    the item's ``lapses`` before it (its earlier Again answers given on a later day than their previous)."""
 
     item_id: str
     at: datetime
     p: float
     recalled: bool
+    elapsed_days: int
+    i: int
+    lapses: int
 
 
 class Predictor(Protocol):
@@ -72,7 +86,8 @@ class Predictor(Protocol):
 
 
 class FsrsPredictor:
-    """FSRS with ``memory``'s parameters: the retrievability before each answer (whole days elapsed)."""
+    """FSRS with ``memory``'s parameters: the retrievability before each answer, days counted as ``memory``
+    counts them (its ``tz`` and ``rollover_hour``; score with the same day)."""
 
     def __init__(self, memory: Memory) -> None:
         self.memory = memory
@@ -87,43 +102,63 @@ class FsrsPredictor:
         return found
 
 
-def _histories(log: Sequence[Answered]) -> dict[str, list[tuple[datetime, Rating]]]:
-    histories: dict[str, list[tuple[datetime, Rating]]] = {}
-    for answer in log:
-        histories.setdefault(answer.item_id, []).append((answer.reviewed_at, Rating(answer.rating)))
+class _Answer(NamedTuple):
+    at: datetime
+    rating: Rating
+    day: int  # the learner's day, as a number
+
+
+def _histories(log: Sequence[Answered], tz: tzinfo, rollover_hour: int) -> dict[str, list[_Answer]]:
+    days = day_numbers([answer.reviewed_at for answer in log], tz, rollover_hour)
+    histories: dict[str, list[_Answer]] = {}
+    for answer, day in zip(log, days, strict=True):
+        histories.setdefault(answer.item_id, []).append(
+            _Answer(answer.reviewed_at, Rating(answer.rating), day)
+        )
     for history in histories.values():
-        history.sort(key=lambda pair: pair[0])  # stable: answers at one time keep their log order
+        history.sort(key=lambda answer: answer.at)  # stable: answers at one time keep their log order
     return histories
 
 
-def predictions(
-    log: Sequence[Answered], predictor: Predictor, start: datetime | None = None, end: datetime | None = None
-) -> list[Prediction]:
-    """The scored answers of ``log`` (see the module) with ``start <= time < end`` (either bound optional),
-    by item in order of first answer, then in time order; every answer feeds the history."""
+def _scored(item_id: str, history: Sequence[_Answer], ps: Sequence[float]) -> list[Prediction]:
     found: list[Prediction] = []
-    for item_id, history in _histories(log).items():
-        ps = predictor.item(item_id, history)
-        for (last, _), (at, rating), p in zip(history[:-1], history[1:], ps, strict=True):
-            if (at - last).days > 0 and (start is None or at >= start) and (end is None or at < end):
-                found.append(Prediction(item_id, at, p, rating != Rating.AGAIN))
+    lapses = 0
+    for j in range(1, len(history)):
+        previous, answer = history[j - 1], history[j]
+        elapsed = answer.day - previous.day
+        if elapsed > 0:
+            recalled = answer.rating != Rating.AGAIN
+            found.append(Prediction(item_id, answer.at, ps[j - 1], recalled, elapsed, j + 1, lapses))
+            lapses += not recalled
     return found
 
 
-def split_times(log: Sequence[Answered], parts: int) -> list[datetime]:
-    """The ``parts - 1`` times that cut the scored answers of ``log``, in time order, into ``parts`` parts
-    as equal as can be (each time starts a part), for time-ordered train and test splits."""
-    if parts < 2:
-        raise ValueError(f"parts must be 2 or more, got {parts!r}")
-    times = sorted(
-        at
-        for history in _histories(log).values()
-        for (last, _), (at, _) in pairwise(history)
-        if (at - last).days > 0
-    )
-    if len(times) < parts:
-        raise ValueError(f"{len(times)} scored answers cannot be cut into {parts} parts")
-    return [times[len(times) * k // parts] for k in range(1, parts)]
+def predictions(
+    log: Sequence[Answered], predictor: Predictor, tz: tzinfo = timezone.utc, rollover_hour: int = 4
+) -> list[Prediction]:
+    """The scored answers of ``log`` (see the module; the learner's day starts at ``rollover_hour`` o'clock
+    in ``tz``), in time order (answers at one time: by item in order of first answer); every answer feeds
+    the history."""
+    found: list[Prediction] = []
+    for item_id, history in _histories(log, tz, rollover_hour).items():
+        ps = predictor.item(item_id, [(answer.at, answer.rating) for answer in history])
+        if len(ps) != len(history) - 1:
+            raise ValueError(f"the predictor gave {len(ps)} predictions for {len(history) - 1} answers")
+        found += _scored(item_id, history, ps)
+    found.sort(key=lambda x: x.at)
+    return found
+
+
+def time_series_split(count: int, splits: int = 5) -> list[range]:
+    """The test folds of ``count`` answers in time order, as sklearn's ``TimeSeriesSplit(n_splits=splits)``
+    cuts them (srs-benchmark's split): ``splits`` folds of ``count // (splits + 1)`` answers, the last ones;
+    each is to be predicted by a model trained on the answers before it. A ValueError below ``splits + 1``."""
+    if isinstance(splits, bool) or not isinstance(splits, int) or splits < 2:
+        raise ValueError(f"splits must be an int of 2 or more, got {splits!r}")
+    if count < splits + 1:
+        raise ValueError(f"{count} answers are too few for {splits} splits: they need at least {splits + 1}")
+    size = count // (splits + 1)
+    return [range(start, start + size) for start in range(count - splits * size, count, size)]
 
 
 def _clipped(p: float) -> float:
@@ -136,9 +171,41 @@ def log_loss(found: Sequence[Prediction]) -> float:
     return total / len(found)
 
 
-def rmse_bins(found: Sequence[Prediction], count: int = _BINS) -> float:
-    """The RMSE over ``count`` equal bins of predicted recall (see the module)."""
-    return math.sqrt(sum(b.count * (b.predicted - b.recalled) ** 2 for b in bins(found, count)) / len(found))
+def _binned(value: float, scale: float, base: float) -> float:
+    """srs-benchmark's bin of ``value``: ``scale * base ** floor(log(value) / log(base))``."""
+    return scale * base ** math.floor(math.log(value) / math.log(base))
+
+
+def _benchmark_bin(x: Prediction) -> tuple[float, float, float]:
+    """srs-benchmark's bin of a scored answer (its ``rmse_matrix``): its elapsed days, place in the item's
+    history and lapses, each rounded down to a power of a base (3.62, 1.89, 1.73), scaled and rounded."""
+    delta_t = round(_binned(max(x.elapsed_days, 1e-6), 2.48, 3.62), 2)
+    i = round(_binned(x.i, 1.99, 1.89), 0)
+    lapses = round(_binned(x.lapses, 1.65, 1.73), 0) if x.lapses != 0 else 0.0
+    return delta_t, i, lapses
+
+
+def _gap(groups: Sequence[Sequence[Prediction]], total: int) -> float:
+    """The root of the count-weighted mean squared gap between each group's mean prediction and its share
+    recalled."""
+    squares = sum(
+        len(g) * (sum(x.p for x in g) / len(g) - sum(x.recalled for x in g) / len(g)) ** 2 for g in groups
+    )
+    return math.sqrt(squares / total)
+
+
+def rmse_bins(found: Sequence[Prediction]) -> float:
+    """srs-benchmark's RMSE (bins): the gap (see the module) over srs-benchmark's bins of the answers' three
+    features (``Prediction``): elapsed days, place in the history and lapses."""
+    groups: dict[tuple[float, float, float], list[Prediction]] = {}
+    for x in found:
+        groups.setdefault(_benchmark_bin(x), []).append(x)
+    return _gap(list(groups.values()), len(found))
+
+
+def calibration_error(found: Sequence[Prediction], count: int = CALIBRATION_BINS) -> float:
+    """The gap (see the module) over ``count`` equal bins of predicted recall (those of ``bins``)."""
+    return _gap(list(_equal_bins(found, count).values()), len(found))
 
 
 def auc(found: Sequence[Prediction]) -> float:
@@ -171,11 +238,17 @@ class Bin:
     recalled: float
 
 
-def bins(found: Sequence[Prediction], count: int = 10) -> list[Bin]:
-    """The non-empty bins among ``count`` equal bins of predicted recall (a prediction of 1 in the last)."""
+def _equal_bins(found: Sequence[Prediction], count: int) -> dict[int, list[Prediction]]:
+    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+        raise ValueError(f"count must be an int of 1 or more, got {count!r}")
     groups: dict[int, list[Prediction]] = {}
     for x in found:
         groups.setdefault(min(int(x.p * count), count - 1), []).append(x)
+    return dict(sorted(groups.items()))
+
+
+def bins(found: Sequence[Prediction], count: int = CALIBRATION_BINS) -> list[Bin]:
+    """The non-empty bins among ``count`` equal bins of predicted recall (a prediction of 1 in the last)."""
     return [
         Bin(
             k / count,
@@ -184,19 +257,26 @@ def bins(found: Sequence[Prediction], count: int = 10) -> list[Bin]:
             sum(x.p for x in group) / len(group),
             sum(x.recalled for x in group) / len(group),
         )
-        for k, group in sorted(groups.items())
+        for k, group in _equal_bins(found, count).items()
     ]
 
 
 class Scores(NamedTuple):
-    """A model's scores over some predictions."""
+    """A model's scores over some predictions; ``auc`` is None when they were all recalled or all
+    forgotten (AUC needs both)."""
 
     answers: int
     log_loss: float
     rmse_bins: float
-    auc: float
+    calibration_error: float
+    auc: float | None
 
 
 def score(found: Sequence[Prediction]) -> Scores:
-    """Log loss, RMSE over bins and AUC of ``found`` (at least one recalled and one forgotten answer)."""
-    return Scores(len(found), log_loss(found), rmse_bins(found), auc(found))
+    """Log loss, srs-benchmark's RMSE (bins), the calibration error over 20 bins and AUC (None without both
+    recalled and forgotten answers) of ``found``; a ValueError for none."""
+    if not found:
+        raise ValueError("no predictions to score")
+    recalled = sum(x.recalled for x in found)
+    area = auc(found) if 0 < recalled < len(found) else None
+    return Scores(len(found), log_loss(found), rmse_bins(found), calibration_error(found), area)

@@ -6,7 +6,7 @@ import hashlib
 import random
 from collections.abc import Sequence
 from dataclasses import replace
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone, tzinfo
 
 from fsrs import Card, Scheduler, State
 from fsrs import Rating as FsrsRating
@@ -14,7 +14,7 @@ from fsrs.scheduler import DEFAULT_PARAMETERS, FUZZ_RANGES
 
 from scheduler._bounds import EARLIEST_TIME, LATEST_TIME, MAX_INTERVAL_DAYS, time_range_text
 from scheduler._records import CardState, Rating, Review, check_rating
-from scheduler._time import require_aware, to_ms
+from scheduler._time import check_rollover_hour, elapsed_days, require_aware, to_ms
 
 __all__ = [
     "DEFAULT_LEARNING_STEPS",
@@ -24,15 +24,23 @@ __all__ = [
     "Memory",
 ]
 
-DEFAULT_RETENTION = 0.77
-"""The desired retention, chosen by ``benchmarks/optimal_retention.py``: the one of least review time per
-question remembered a year on (from 0.70 to 0.97 by 0.01), with FSRS as the model of memory, its parameters
-and answer times fitted to a real review log (the FSRS optimizer's CMRR method); within 2% of that least
-cost from 0.75 to 0.82. ``benchmarks/retention_sim.py`` checks it under two other memory models."""
+DEFAULT_RETENTION = 0.85
+"""The desired retention: 0.85, above the least cost ``benchmarks/optimal_retention.py`` finds. That benchmark
+charges each retention from 0.70 to 0.97 its review time per question remembered a year on, a lapse and its
+relearning charged as Anki's "compute minimum recommended retention" (CMRR, fsrs-rs's simulator) charges them,
+under FSRS fitted to a real log and the two memory models of ``benchmarks/retention_sim.py``, with the log's,
+fsrs-rs's and the course's answer times (a forgotten question, 30 s with its explanation, costs 2.5 recalled
+ones). The least cost is at 0.70-0.76 in each case, as FSRS's developers found of CMRR with FSRS-6 (Anki
+dropped CMRR in 25.07). That is a minimum, not a recommendation: below it a learner pays more for less.
+0.85 costs more time per question remembered than the least (the benchmark says how much) and forgets fewer
+than one question in six when it comes back, against one in four or more there, and learners who forget one
+question in four lose heart (Anki's manual: forgetting often is demotivating). fsrs's
+``compute_optimal_retention`` says 0.85 on that log. A learner may choose any retention in
+``RETENTION_RANGE``, the lower ones included, with ``python -m course settings --retention``."""
 DEFAULT_LEARNING_STEPS: tuple[timedelta, ...] = ()
 """Same-day steps of a new item before its first interval in days: none. fsrs's own (1 and 10 minutes) cost
-22-42% more reviews at the same true retention in ``benchmarks/retention_sim.py``; a learner has just
-studied the lesson when a question is first answered."""
+more reviews at the same true retention in ``benchmarks/retention_sim.py`` (the README's table); a learner has
+just studied the lesson when a question is first answered."""
 DEFAULT_RELEARNING_STEPS: tuple[timedelta, ...] = ()
 """Same-day steps of a forgotten item before it goes back to intervals in days: none, as above."""
 
@@ -49,6 +57,11 @@ class Memory:
     out) is drawn from a seed made of the item, the rating and the answer time in whole milliseconds, so
     ``preview`` gives exactly the interval that ``review`` will give at that time: a button's label and the
     note after saving agree. ``replay`` takes each due date from the log, so fuzz cannot change history.
+
+    FSRS counts the days since an item's previous answer in the learner's days (``tz``, starting at
+    ``rollover_hour`` o'clock: ``scheduler.elapsed_days``), as Anki feeds it, not in 24-hour periods as fsrs
+    alone would: a question due the next day and answered the next morning, 14 hours later, is a day old, as
+    its due date said. Same-day answers (0 days) are fsrs's short-term ones.
     """
 
     def __init__(
@@ -60,6 +73,8 @@ class Memory:
         relearning_steps: Sequence[timedelta] = DEFAULT_RELEARNING_STEPS,
         enable_fuzzing: bool = True,
         maximum_interval: int = 36500,
+        tz: tzinfo = timezone.utc,
+        rollover_hour: int = 4,
     ) -> None:
         if not 0.0 < desired_retention < 1.0:
             raise ValueError(f"desired_retention must be between 0 and 1, got {desired_retention!r}")
@@ -74,7 +89,11 @@ class Memory:
                     f"{name} must be positive timedeltas of at most {MAX_INTERVAL_DAYS} days, got "
                     f"{tuple(steps)!r}"
                 )
+        if not isinstance(tz, tzinfo):
+            raise TypeError(f"tz must be a tzinfo, got {type(tz).__name__}")
+        check_rollover_hour(rollover_hour)
         self._fuzzing = bool(enable_fuzzing)
+        self._tz, self._rollover_hour = tz, rollover_hour
         self._exact = Scheduler(
             parameters=DEFAULT_PARAMETERS if parameters is None else tuple(float(p) for p in parameters),
             desired_retention=desired_retention,
@@ -109,9 +128,25 @@ class Memory:
     def maximum_interval(self) -> int:
         return self._exact.maximum_interval
 
+    @property
+    def tz(self) -> tzinfo:
+        """The learner's time zone, in which their days are counted."""
+        return self._tz
+
+    @property
+    def rollover_hour(self) -> int:
+        """The local hour at which the learner's day starts."""
+        return self._rollover_hour
+
+    def elapsed_days(self, last: datetime, at: datetime) -> int:
+        """The learner's days from an answer at ``last`` to one at ``at`` (``scheduler.elapsed_days``)."""
+        return elapsed_days(last, at, self._tz, self._rollover_hour)
+
     def __repr__(self) -> str:
         fitted = "" if self.parameters == tuple(DEFAULT_PARAMETERS) else ", parameters=(fitted)"
         steps = ""
+        if self.tz is not timezone.utc or self.rollover_hour != 4:
+            steps += f", tz={self.tz!r}, rollover_hour={self.rollover_hour!r}"
         if self.learning_steps != DEFAULT_LEARNING_STEPS or self.relearning_steps != DEFAULT_RELEARNING_STEPS:
             steps = f", learning_steps={self.learning_steps!r}, relearning_steps={self.relearning_steps!r}"
         return (
@@ -167,7 +202,7 @@ class Memory:
         return replace(card, due=at + timedelta(days=fuzzed))
 
     def retrievability(self, state: CardState, at: datetime) -> float:
-        """FSRS's predicted chance of recall at ``at`` (elapsed time in whole days, as fsrs counts it)."""
+        """FSRS's predicted chance of recall at ``at``, the learner's days since the last answer elapsed."""
         at = require_aware(at, "at")
         return float(self._exact.get_card_retrievability(self._card(state, state.item_id, at), at))
 
@@ -185,8 +220,18 @@ class Memory:
             due=require_aware(state.due, "due"),
             last_review=None
             if state.last_review is None
-            else require_aware(state.last_review, "last_review"),
+            else self._as_fsrs_counts(require_aware(state.last_review, "last_review"), at),
         )
+
+    def _as_fsrs_counts(self, last: datetime, at: datetime) -> datetime:
+        """The time of the previous answer that makes fsrs, which counts whole 24-hour periods from it to
+        ``at``, count the learner's days between ``last`` and ``at`` (``elapsed_days``) instead."""
+        days = self.elapsed_days(last, at)
+        if days > 0:
+            return at - timedelta(days=days)
+        if days == 0 and at - last >= timedelta(days=1):  # a day of 25 hours, where the clock fell back
+            return at - timedelta(hours=23)
+        return last  # the same day (or an answer before the last one: fsrs's own count)
 
     def _step(
         self, scheduler: Scheduler, state: CardState | None, item_id: str, rating: Rating, at: datetime

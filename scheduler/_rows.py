@@ -246,13 +246,16 @@ def settings_from_rows(rows: Sequence[tuple[str, str]]) -> Settings:
 
 
 def memory_for(base: Memory, settings: Settings) -> Memory:
-    """The Memory ``settings`` describe, with ``base``'s other options (steps, fuzz, maximum interval)."""
+    """The Memory ``settings`` describe, with ``base``'s other options (steps, fuzz, maximum interval, the
+    learner's day)."""
     options: dict[str, Any] = dict(
         parameters=settings.parameters,
         learning_steps=base.learning_steps,
         relearning_steps=base.relearning_steps,
         enable_fuzzing=base.enable_fuzzing,
         maximum_interval=base.maximum_interval,
+        tz=base.tz,
+        rollover_hour=base.rollover_hour,
     )
     if settings.desired_retention is None:
         return Memory(**options)

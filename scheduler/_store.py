@@ -15,7 +15,7 @@ import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, timezone, tzinfo
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -156,18 +156,20 @@ class Store:
         memory: Memory | None = None,
         busy_timeout_ms: int = 5000,
         defer_create: bool = False,
+        tz: tzinfo = timezone.utc,
     ) -> Store:
         """Open (or create) the store at ``path``; nothing is written before the file is known to be ours.
 
         With ``create=True`` a missing file is created with its missing folders: here, or with
         ``defer_create=True`` by the first write (``record``, ``record_cram``, ``enroll``), every read until
         then seeing an empty store, so that a session that saves nothing leaves nothing behind. With
-        ``create=False`` a missing file is a StoreNotFoundError.
+        ``create=False`` a missing file is a StoreNotFoundError. ``tz`` is the learner's time zone, in which
+        FSRS counts their days (``Memory``); ``memory``, when given, is used as it is, stored settings unread.
         """
         path = Path(path)
         if isinstance(busy_timeout_ms, bool) or not isinstance(busy_timeout_ms, int) or busy_timeout_ms < 0:
             raise ValueError(f"busy_timeout_ms must be a non-negative int, got {busy_timeout_ms!r}")
-        store = cls(None, path, memory if memory is not None else Memory(), busy_timeout_ms)
+        store = cls(None, path, memory if memory is not None else Memory(tz=tz), busy_timeout_ms)
         if not store._connect(create=create and not defer_create) and not create:
             raise StoreNotFoundError(path)
         if memory is None:

@@ -6,7 +6,8 @@ belongs to the previous day. Where the clock falls back over that hour, the day 
 and is not left again: the day of a later instant is never an earlier day.
 
 An item is due on a day, as in Anki (``due_from``): an interval of a day or more makes it due from the
-start of the learner's day its due time falls on; a same-day step, at its exact time.
+start of the learner's day its due time falls on; a same-day step, at its exact time. FSRS counts the days
+between two answers the same way (``elapsed_days``): learner's days, not 24-hour periods, as Anki feeds it.
 """
 
 from __future__ import annotations
@@ -15,7 +16,17 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from datetime import date, datetime, timedelta, timezone, tzinfo
 
-__all__ = ["day_numbers", "day_start", "day_starts", "due_from", "from_ms", "require_aware", "to_ms"]
+__all__ = [
+    "check_rollover_hour",
+    "day_numbers",
+    "day_start",
+    "day_starts",
+    "due_from",
+    "elapsed_days",
+    "from_ms",
+    "require_aware",
+    "to_ms",
+]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _EPOCH_DAY = date(1970, 1, 1)
@@ -42,7 +53,8 @@ def from_ms(ms: int) -> datetime:
     return _EPOCH + _ONE_MS * ms  # exact, and faster than timedelta(milliseconds=ms)
 
 
-def _check_hour(rollover_hour: int) -> None:
+def check_rollover_hour(rollover_hour: int) -> None:
+    """A ValueError unless ``rollover_hour`` is an int from 0 to 23."""
     if isinstance(rollover_hour, bool) or not isinstance(rollover_hour, int) or not 0 <= rollover_hour <= 23:
         raise ValueError(f"rollover_hour must be an int from 0 to 23, got {rollover_hour!r}")
 
@@ -88,7 +100,7 @@ def day_start(at: datetime, tz: tzinfo, rollover_hour: int = 4) -> datetime:
     clock jumps over it) on its date, and lasts until the next day starts: about 24 hours, never less than
     zero, so the day of a later instant is never an earlier day.
     """
-    _check_hour(rollover_hour)
+    check_rollover_hour(rollover_hour)
     return _local_start(_local_day(at, tz, rollover_hour), tz, rollover_hour)
 
 
@@ -108,7 +120,7 @@ def due_from(due: datetime, last_review: datetime | None, tz: tzinfo, rollover_h
 
 def day_starts(at: datetime, tz: tzinfo, rollover_hour: int, count: int) -> list[datetime]:
     """Starts of ``count`` consecutive learner's days, the first one containing ``at`` (DST-aware)."""
-    _check_hour(rollover_hour)
+    check_rollover_hour(rollover_hour)
     today = _local_day(at, tz, rollover_hour)
     return [_local_start(today + timedelta(days=k), tz, rollover_hour) for k in range(count)]
 
@@ -116,7 +128,7 @@ def day_starts(at: datetime, tz: tzinfo, rollover_hour: int, count: int) -> list
 def day_numbers(times: Sequence[datetime], tz: tzinfo, rollover_hour: int = 4) -> list[int]:
     """The learner's day of each of ``times``, as a number (days since 1970-01-01 of the day's date), in
     order; fast over many times: one binary search among the day starts they span."""
-    _check_hour(rollover_hour)
+    check_rollover_hour(rollover_hour)
     if not times:
         return []
     first = _local_day(min(times), tz, rollover_hour)
@@ -126,3 +138,16 @@ def day_numbers(times: Sequence[datetime], tz: tzinfo, rollover_hour: int = 4) -
         return [(_local_day(at, tz, rollover_hour) - _EPOCH_DAY).days for at in times]
     starts = [_local_start(first + timedelta(days=k), tz, rollover_hour) for k in range(1, span + 1)]
     return [base + bisect_right(starts, at) for at in times]
+
+
+def elapsed_days(last: datetime, at: datetime, tz: tzinfo, rollover_hour: int = 4) -> int:
+    """How many of the learner's days lie between an answer at ``last`` and one at ``at``: 0 on the same day,
+    1 from the day after's rollover on (an answer at 23:00 and one at 09:00 the next morning are a day
+    apart, one at 05:00 and one at 03:00 the next night are not); negative when ``at`` is the earlier."""
+    check_rollover_hour(rollover_hour)
+    last, at = require_aware(last, "last"), require_aware(at, "at")
+    fixed = tz.utcoffset(None)  # a fixed offset (UTC, say) has one for every time; a zone with DST, none
+    if fixed is not None:
+        shift = fixed - timedelta(hours=rollover_hour)
+        return ((at + shift).date() - (last + shift).date()).days
+    return (_local_day(at, tz, rollover_hour) - _local_day(last, tz, rollover_hour)).days

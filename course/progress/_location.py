@@ -164,10 +164,10 @@ def open_server(url: str) -> Storage:
     if url.startswith(SERVICE_SCHEMES):
         from scheduler.service import RemoteStore
 
-        return RemoteStore.open(url, os.environ.get(TOKEN_VAR, ""))
+        return RemoteStore.open(url, os.environ.get(TOKEN_VAR, ""), tz=local_tz())
     from scheduler.postgres import PostgresStore  # psycopg: only for a class database
 
-    return PostgresStore.open(learner_url(url))
+    return PostgresStore.open(learner_url(url), tz=local_tz())
 
 
 def open_store(
@@ -187,7 +187,7 @@ def open_store(
         return open_server(url)
     chosen = require_folder(db_path(path), named_by or path_source(path))
     try:
-        return Store.open(chosen, create=create, defer_create=True)
+        return Store.open(chosen, create=create, defer_create=True, tz=local_tz())
     except StoreVersionError as err:  # the scheduler cannot say what to upgrade: the course can
         raise StoreVersionError(err.path, err.found, err.known, UPGRADE) from None
 

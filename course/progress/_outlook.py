@@ -251,7 +251,7 @@ def next_steps(
 
 
 def retention_text(settings: Settings) -> str:
-    """``77% (the default)``, ``90%``."""
+    """``85% (the default)``, ``90%``."""
     default = " (the default)" if settings.desired_retention is None else ""
     return f"{_percent(_retention(settings))}{default}"
 
@@ -262,7 +262,7 @@ def _retention(settings: Settings) -> float:
 
 
 def scheduling_text(settings: Settings, tz: tzinfo) -> str:
-    """``FSRS default parameters, desired retention 77%.``, ``your own FSRS parameters (fitted 1 Dec 2026 to
+    """``FSRS default parameters, desired retention 85%.``, ``your own FSRS parameters (fitted 1 Dec 2026 to
     640 reviews), desired retention 90%.``"""
     retention = f"desired retention {_percent(_retention(settings))}."
     if settings.parameters is None:

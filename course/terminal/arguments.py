@@ -232,7 +232,8 @@ def _scheduling(sub: dict[str, argparse.ArgumentParser]) -> None:
         type=retention,
         metavar="R",
         help=f"desired retention, from {low:.2f} to {high:.2f} (default {Memory().desired_retention:.2f}): "
-        "higher means more reviews",
+        f"higher means more reviews; lower, less review time but more forgotten ({100 - round(100 * low)}%% "
+        f"of questions at {low:.2f})",
     )
     which.add_argument(
         "--default-retention", action="store_true", help="go back to the default desired retention"

@@ -16,6 +16,7 @@ from course.terminal.exits import EXIT_OK, EXIT_TOO_FEW_REVIEWS
 from course.terminal.writing import check_writable
 from scheduler import (
     MIN_FIT_REVIEWS,
+    RETENTION_RANGE,
     Memory,
     Rating,
     Settings,
@@ -62,16 +63,23 @@ def settings(args: argparse.Namespace, store: Storage, out: TextIO, at: datetime
 
 
 def _show(settings: Settings, tz: tzinfo) -> str:
-    return (
-        f"Desired retention: {retention_text(settings)}\nFSRS parameters:   {parameters_text(settings, tz)}\n"
-    )
+    retention = retention_text(settings)
+    if settings.desired_retention is None:  # the default: why, and what else a learner may choose
+        default, (low, high) = Memory().desired_retention, RETENTION_RANGE
+        retention = (
+            f"{retention_text(Settings(default))} (the default: about {1 - default:.0%} of questions "
+            "forgotten when they come back; a lower one\n                   saves review time but forgets "
+            f"more, which discourages: {low:.2f} to {high:.2f} with --retention)"
+        )
+    return f"Desired retention: {retention}\nFSRS parameters:   {parameters_text(settings, tz)}\n"
 
 
 def optimize(args: argparse.Namespace, store: Storage, out: TextIO, err: TextIO, at: datetime) -> int:
     """Fit the FSRS parameters to the learner's log and save them (not with ``--dry-run``); exit status
     `EXIT_TOO_FEW_REVIEWS`, with nothing changed, when the log has too few reviews to fit to."""
     reviews = store.reviews()
-    count = fit_reviews(reviews)
+    day = (store.memory.tz, store.memory.rollover_hour)  # the learner's days, as their schedule counts them
+    count = fit_reviews(reviews, *day)
     if count < MIN_FIT_REVIEWS:
         err.write(
             f"Not enough reviews to fit your own parameters yet: {count} of the {MIN_FIT_REVIEWS} needed "
@@ -84,7 +92,7 @@ def optimize(args: argparse.Namespace, store: Storage, out: TextIO, err: TextIO,
     out.write(f"Fitting FSRS parameters to your {plural(count, 'review')}; this takes a few seconds...\n")
     out.flush()
     old = store.settings()
-    fitted = fit_parameters(reviews)
+    fitted = fit_parameters(reviews, *day)
     new = Settings(old.desired_retention, fitted, at, count)
     before, after = _good_intervals(store.memory, old.parameters), _good_intervals(store.memory, fitted)
     which = "the default parameters" if old.parameters is None else "your previous parameters"
@@ -113,6 +121,8 @@ def _good_intervals(memory: Memory, parameters: tuple[float, ...] | None, count:
         relearning_steps=memory.relearning_steps,
         enable_fuzzing=False,
         maximum_interval=memory.maximum_interval,
+        tz=memory.tz,
+        rollover_hour=memory.rollover_hour,
     )
     at = datetime(2000, 1, 3, 9, tzinfo=timezone.utc)
     state = None

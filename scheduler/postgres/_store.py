@@ -26,7 +26,7 @@ import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
-from datetime import datetime
+from datetime import datetime, timezone, tzinfo
 from types import TracebackType
 from typing import Any
 
@@ -157,6 +157,7 @@ class PostgresStore(Reading):
         create: bool = True,
         lock_timeout_ms: int = 5000,
         timeout_s: float | None = None,
+        tz: tzinfo = timezone.utc,
     ) -> PostgresStore:
         """Open the store of the learner that ``url`` (a libpq URL: ``postgresql://user:password@host/db``, a
         unix socket's folder as ``?host=/folder``) logs in as; ``learner``, when given, must be that role.
@@ -165,7 +166,8 @@ class PostgresStore(Reading):
 
         The course's tables are installed by ``install``, never by a learner: a database without them is a
         StoreNotFoundError (``NotInstalledError``) whatever ``create`` says; ``create`` is there for the
-        same calls as ``Store.open`` (a learner's store exists as soon as the course is installed).
+        same calls as ``Store.open`` (a learner's store exists as soon as the course is installed). ``tz``:
+        the learner's time zone, in which FSRS counts their days (unused when ``memory`` is given).
         """
         if isinstance(lock_timeout_ms, bool) or not isinstance(lock_timeout_ms, int) or lock_timeout_ms < 0:
             raise ValueError(f"lock_timeout_ms must be a non-negative int, got {lock_timeout_ms!r}")
@@ -174,7 +176,7 @@ class PostgresStore(Reading):
             timeout_s = timeout_of(url)
         elif isinstance(timeout_s, bool) or not isinstance(timeout_s, (int, float)) or not timeout_s > 0:
             raise ValueError(f"timeout_s must be a positive number of seconds, got {timeout_s!r}")
-        memory_used = memory if memory is not None else Memory()
+        memory_used = memory if memory is not None else Memory(tz=tz)
         store = cls(url, describe(url), memory_used, lock_timeout_ms, float(timeout_s))
         role, store.database = login(url)
         for name in (role, learner):
@@ -207,6 +209,7 @@ class PostgresStore(Reading):
         memory: Memory | None = None,
         lock_timeout_ms: int = 5000,
         timeout_s: float | None = None,
+        tz: tzinfo = timezone.utc,
     ) -> PostgresStore:
         """The store of ``learner`` on a class service's ``pool``: each call borrows a connection and runs
         as the learner (``SET LOCAL ROLE``), so the server's row-level security holds it to their rows, as
@@ -216,7 +219,9 @@ class PostgresStore(Reading):
             raise ValueError(f"lock_timeout_ms must be a non-negative int, got {lock_timeout_ms!r}")
         if not isinstance(learner, str) or not learner:
             raise ValueError(f"learner must be a non-empty str, got {learner!r}")
-        store = cls("", f"{pool.location} as {learner}", memory or Memory(), lock_timeout_ms, pool.timeout_s)
+        store = cls(
+            "", f"{pool.location} as {learner}", memory or Memory(tz=tz), lock_timeout_ms, pool.timeout_s
+        )
         if timeout_s is not None:
             store.timeout_s = float(timeout_s)
         check_role_name(store.location, learner)

@@ -19,7 +19,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from datetime import datetime
+from datetime import datetime, timezone, tzinfo
 from types import TracebackType
 from typing import Any
 
@@ -77,14 +77,21 @@ class RemoteStore:
 
     @classmethod
     def open(
-        cls, url: str, token: str, *, memory: Memory | None = None, timeout_s: float = 10.0
+        cls,
+        url: str,
+        token: str,
+        *,
+        memory: Memory | None = None,
+        timeout_s: float = 10.0,
+        tz: tzinfo = timezone.utc,
     ) -> RemoteStore:
         """Ask the service whose ``token`` it is and read the learner's settings (unless ``memory`` is
         given): a StoreAccessError for a token it does not know, StoreUnavailableError when it cannot be
-        reached."""
+        reached. ``tz``: the learner's time zone, in which FSRS counts their days (the service's merges
+        count them in the class's zone, its ``--timezone``)."""
         if not isinstance(token, str) or not token:
             raise TokenRefusedError(url, "no token was given (in a JupyterHub server: $JUPYTERHUB_API_TOKEN)")
-        store = cls(url, token, memory or Memory(), float(timeout_s))
+        store = cls(url, token, memory or Memory(tz=tz), float(timeout_s))
         store.learner = str(store._request("GET", "api/v1/whoami")["learner"])
         store.location = f"{store.url} as {store.learner}"
         if memory is None:

@@ -24,6 +24,7 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
+from datetime import timezone, tzinfo
 from typing import Any
 
 import tornado.web
@@ -126,7 +127,8 @@ class _Snapshot:
 class ClassService:
     """The service: a ``ClassPool``, who tokens belong to (``authenticate``), and the thread pool the calls
     run in (``workers``, default the pool's size). ``memory`` is the base of every learner's schedule (None:
-    the defaults, with each learner's stored settings)."""
+    the defaults, with each learner's stored settings); ``tz`` the class's time zone, in which FSRS counts
+    the learners' days when the service merges their answers (unused when ``memory`` is given)."""
 
     def __init__(
         self,
@@ -136,8 +138,10 @@ class ClassService:
         workers: int | None = None,
         memory: Memory | None = None,
         lock_timeout_ms: int = 5000,
+        tz: tzinfo = timezone.utc,
     ) -> None:
         self.pool = pool
+        self.tz = tz
         self.authenticate = authenticate
         self.memory = memory
         self.lock_timeout_ms = lock_timeout_ms
@@ -179,7 +183,7 @@ class ClassService:
 
     def _made(self, learner: str) -> PostgresStore:
         return PostgresStore.serving(
-            self.pool, learner, memory=self.memory, lock_timeout_ms=self.lock_timeout_ms
+            self.pool, learner, memory=self.memory, lock_timeout_ms=self.lock_timeout_ms, tz=self.tz
         )
 
     async def begin_snapshot(self, learner: str) -> str:

@@ -170,13 +170,14 @@ def review_stats_lines(new_left: int) -> list[set[str]]:
 
     One set of acceptable lines per line expected.
     """
-    # The question is due again in 10 days (Memory's defaults: desired retention 0.77, no same-day steps),
-    # fuzzed by a draw from the answer time as fsrs fuzzes, to 8 to 13 days: after the 7-day row, within the
-    # 30 days shown. The 7-day row is one count per day, each right-aligned in 5 characters.
+    # The question is due again in 4 days (Memory's defaults: desired retention 0.85, no same-day steps),
+    # fuzzed by a draw from the answer time as fsrs fuzzes, to 3 to 6 days: in the 7-day row, which starts
+    # tomorrow (its 3rd to 6th count is 1, the others 0), and within the 30 days shown. The 7-day row is one
+    # count per day, each right-aligned in 5 characters.
     return [
         {"Due now:          0"},
         {"Later today:      0"},
-        {" " * 17 + "    0" * 7},
+        {" " * 17 + "".join(f"{int(day == due - 1):5}" for day in range(7)) for due in range(3, 7)},
         {"Reviews today:    1"},
         {"Reviews in total: 1"},
         {"True retention:   n/a (no reviews of learned questions yet)"},  # a first answer is not a review
@@ -203,7 +204,7 @@ def test_welcome_quiz_then_review_after_a_restart_in_the_browser(tmp_path: Path)
         nb.run_all(page)
         nb.wait_for_text(page, ".jp-OutputArea-output", "not written yet")
         assert nb.errors(page) == []
-        # 2. The welcome quiz: its first question answered right, saved as Good (due again in 8 to 13 days).
+        # 2. The welcome quiz: its first question answered right, saved as Good (due again in 3 to 6 days).
         nb.wait_for_text(page, ".jp-OutputArea-output", "Quiz: lesson 00")
         quiz = page.locator(".jp-OutputArea-output", has_text="Quiz: lesson 00")
         quiz.get_by_text("Question 1 / ").wait_for()

@@ -47,7 +47,7 @@ def test_a_report_on_two_learners_files(tmp_path: Path) -> None:
     assert (status, err) == (0, "")
     assert out.splitlines() == [
         "Class report: 2 learners; true retention 100.0%.",  # ana remembered her one review
-        "Due in the next 7 days (today first, overdue included): 3 0 0 0 0 0 0.",
+        "Due in the next 7 days (today first, overdue included): 3 0 1 0 0 0 0.",
         "Lessons, most missed first:",
         "   40% missed  lesson 01, Similarity and softmax (5 answers by 2 learners)",
         "Questions, most missed first (1 of 2):",

@@ -58,7 +58,7 @@ def test_the_instructor_reads_the_whole_class(urls: dict[str, str]) -> None:
     assert (status, err) == (0, "")
     assert out.splitlines()[:4] == [
         "Class report: 2 learners; true retention 100.0%.",  # cy enrolled but has not answered
-        "Due in the next 7 days (today first, overdue included): 3 0 0 0 0 0 0.",
+        "Due in the next 7 days (today first, overdue included): 3 0 1 0 0 0 0.",
         "Lessons, most missed first:",
         "   40% missed  lesson 01, Similarity and softmax (5 answers by 2 learners)",
     ]

@@ -75,7 +75,7 @@ def klass(postgres_server: PostgresServer, monkeypatch: pytest.MonkeyPatch) -> I
     postgres.add_instructor(admin, "teacher", password=learner_password("teacher"))
     with postgres.PostgresStore.open(postgres_server.learner_url(database, "cy")) as store:
         store.enroll("01", AT - timedelta(days=21))
-        store.record(DOT, Rating.GOOD, AT - timedelta(days=20))  # a first Good: due 8 to 13 days later
+        store.record(DOT, Rating.GOOD, AT - timedelta(days=20))  # a first Good: due 3 to 6 days later
     with TcpProxy(postgres_server.port) as proxy:
         yield Class(postgres_server, database, proxy)
 
@@ -151,7 +151,7 @@ def test_a_review_in_a_partition_keeps_the_answer_and_says_so(
     )
     said = out.getvalue()
     assert (status, err.getvalue()) == (0, "")
-    assert "Saved: Again. Next review in 5d." in said  # the first answer, before the partition
+    assert "Saved: Again. Next review in 2d." in said  # the first answer, before the partition
     location = postgres.describe(url)
     assert (
         "Kept on this computer: the class database cannot be reached (no answer from the server within 2 s). "

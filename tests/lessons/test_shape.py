@@ -252,16 +252,16 @@ def test_the_class_database_is_described_as_it_is_in_every_doc() -> None:
 
 
 def test_the_welcome_and_the_readme_say_what_the_buttons_show() -> None:
-    """Good on a new question: 10 days without the fuzz; with it, what the button shows, 8 to 13 days. The
-    fuzz starts at 3 days (Hard's 6 days move too), not only on long intervals."""
-    assert _good_days_for_a_new_question() == [8, 9, 10, 11, 12, 13]
+    """Good on a new question: 4 days without the fuzz; with it, what the button shows, 3 to 6 days. The
+    fuzz starts at 3 days, not only on long intervals (Hard's 2 days, below 3, do not move)."""
+    assert _good_days_for_a_new_question() == [3, 4, 5, 6]
     memory = Memory()
     now = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
     hard = {memory.preview(None, "q", now + timedelta(minutes=m))[Rating.HARD].days for m in range(1000)}
-    assert sorted(hard) == [4, 5, 6, 7, 8, 9]
+    assert sorted(hard) == [2]
     readme = " ".join(_doc("README.md").split())
     assert "From 3 days on it includes a small random spread" in readme
-    assert "(*Good* on a new question shows 8 to 13 days)" in readme and "long intervals" not in readme
+    assert "(*Good* on a new question shows 3 to 6 days)" in readme and "long intervals" not in readme
     welcome = nbformat.read(NOTEBOOKS / LESSONS["00"][1], as_version=4)
     prose = " ".join(" ".join(cell.source for cell in welcome.cells if cell.cell_type == "markdown").split())
     assert "From 3 days on it includes a small random spread" in prose and "long intervals" not in prose
@@ -272,8 +272,8 @@ def test_the_welcome_and_the_readme_say_what_the_buttons_show() -> None:
         for output in cell.outputs
     ]
     assert "".join(printed) == (  # one stream output or several, as the kernel flushed it
-        "Again  -> back in 1d\nHard   -> back in 6d\nGood   -> back in 10d\nEasy   -> back in 1.3mo\n"
-        "With the fuzz, Good -> back in 8 to 13 days\n"
+        "Again  -> back in 1d\nHard   -> back in 2d\nGood   -> back in 4d\nEasy   -> back in 16d\n"
+        "With the fuzz, Good -> back in 3 to 6 days\n"
     )
 
 

@@ -125,7 +125,7 @@ def test_three_quizzes_answered_on_the_first_day_use_up_the_new_questions(tmp_pa
                 f"Today's limit of {limit} new questions is reached: you answered 45 new questions (12 in "
                 "lesson 00, 16 in 01, 17 in 02) today, quizzes included. 23 new questions wait until "
                 "tomorrow. To answer them now, review with --limit-new 68.",
-                "Next question due in 8d.",  # Good on a new question, fuzzed: 8 days from a quiz answer
+                "Next question due in 3d.",  # Good on a new question: 4 days, the earliest fuzzed to 3
             ]
         session = Session(store, items, T, timezone.utc, Limits(new_per_day=68))
         assert (session.new_count, session.answered_today) == (23, AnsweredToday(new=quizzes))  # as said
@@ -182,16 +182,16 @@ def test_progress_report(tmp_path: Path) -> None:
     assert report.split("\n") == [
         f"Progress file:    {tmp_path / 'p.sqlite3'}",
         "Lessons started:  00 Welcome, 01 Similarity and softmax",  # course order
-        "Due now:          0",  # a first Good: 10 days, fuzzed: after the next 7 days
+        "Due now:          0",  # a first Good: 4 days, fuzzed to 5: due on Friday
         "Later today:      0",
         "Next 7 days:       Tue  Wed  Thu  Fri  Sat  Sun  Mon",
-        "                     0    0    0    0    0    0    0",
+        "                     0    0    0    1    0    0    0",
         "Reviews today:    0",
         "Reviews in total: 1",
         "True retention:   n/a (no reviews of learned questions yet)",
         "New available:    2",
         "Code cards:       0 cards brought back by mistakes this week",
-        "Scheduling:       FSRS default parameters, desired retention 77%.",
+        "Scheduling:       FSRS default parameters, desired retention 85%.",
     ]
 
 

@@ -54,7 +54,7 @@ section = "1. S"
 LIVE = ("00-due", "00-seen", "00-new")
 
 # (item, rating, when): 00-due is overdue at T; 00-seen was answered today (in review: it counts for true
-# retention) and is due in two weeks; 00-new was never answered.
+# retention) and is due in 16 days (Wed 19 Mar); 00-new was never answered.
 LIVE_HISTORY = [
     ("00-due", Rating.GOOD, T - 4 * DAY),
     ("00-due", Rating.GOOD, T - 4 * DAY + 15 * MINUTE),  # review, due Sat 1 Mar
@@ -141,7 +141,7 @@ def test_the_schedule_serves_and_counts_only_the_banks_questions(
             due_now=2,
             held_due=0,
             held_new=0,
-            next_due=datetime(2025, 3, 17, 4, 0, tzinfo=UTC),  # 00-seen, due that day: from its rollover
+            next_due=datetime(2025, 3, 19, 4, 0, tzinfo=UTC),  # 00-seen, due that day: from its rollover
             answered=AnsweredToday(reviews={"00": 1}),  # 00-seen: 00-old's answer today is not counted
         )
         cram = CramSession(store, items)
@@ -194,7 +194,7 @@ def test_terminal_review_cram_and_stats(
         "True retention:   100.0% (first review each day of learned questions)\n"
         "New available:    1\n"
         "Code cards:       0 cards brought back by mistakes this week\n"
-        "Scheduling:       FSRS default parameters, desired retention 77%.\n"
+        "Scheduling:       FSRS default parameters, desired retention 85%.\n"
     )
     status, out, err = run(["review", *common], stdin="\n3\n\n3\n")
     assert (status, err) == (0, "")

@@ -13,6 +13,7 @@ import scheduler
 def test_public_names() -> None:
     assert scheduler.__all__ == [
         "ASKED_AGAIN_WITHIN",
+        "CALIBRATION_BINS",
         "EARLIEST_TIME",
         "LATEST_TIME",
         "MAX_DURATION_MS",
@@ -58,11 +59,13 @@ def test_public_names() -> None:
         "StoreVersionError",
         "auc",
         "bins",
+        "calibration_error",
         "day_numbers",
         "day_start",
         "due_counts",
         "due_from",
         "due_queue",
+        "elapsed_days",
         "fit_parameters",
         "fit_reviews",
         "forecast",
@@ -74,9 +77,9 @@ def test_public_names() -> None:
         "retention_problem",
         "rmse_bins",
         "score",
-        "split_times",
         "stats",
         "time_range_text",
+        "time_series_split",
         "true_retention",
     ]
     assert all(hasattr(scheduler, name) for name in scheduler.__all__)

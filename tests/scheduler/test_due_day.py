@@ -47,21 +47,21 @@ def test_due_from(due: str, last: str | None, tz: ZoneInfo, hour: int, expected:
 
 
 def test_a_question_due_later_today_is_served_from_the_rollover(store: Store) -> None:
-    store.record("a1", GOOD, T0)  # Monday 09:00: Good on a new question, 10 days (fuzz off)
+    store.record("a1", GOOD, T0)  # Monday 09:00: Good on a new question, 4 days (fuzz off)
     card = store.card("a1")
-    assert card is not None and card.due == utc("2025-03-20T09:00:00")
-    early = utc("2025-03-20T05:00:00")  # that Thursday, four hours before its due time
+    assert card is not None and card.due == utc("2025-03-14T09:00:00")
+    early = utc("2025-03-14T05:00:00")  # that Friday, four hours before its due time
     assert [item.id for item in due_queue(store, BANK, early, UTC)] == ["a1", "a2"]
     assert Session(store, BANK, early, UTC, Limits(new_per_day=0)).due_count == 1
     summary = stats(store, BANK, early, UTC)
     assert (summary.due_now, summary.due_later_today) == (1, 0)
     assert forecast(store, BANK, early, UTC, days=2) == [1, 0]
-    before = utc("2025-03-20T03:59:00")  # still Wednesday's learner's day
+    before = utc("2025-03-14T03:59:00")  # still Thursday's learner's day
     assert due_queue(store, BANK, before, UTC, Limits(new_per_day=0)) == []
     assert stats(store, BANK, before, UTC).due_now == 0
     assert forecast(store, BANK, before, UTC, days=2) == [0, 1]
     view = outlook(store, BANK, before, UTC, Limits(new_per_day=0))
-    assert (view.due_now, view.next_due) == (0, utc("2025-03-20T04:00:00"))
+    assert (view.due_now, view.next_due) == (0, utc("2025-03-14T04:00:00"))
     # Another rollover hour moves the day's start with it.
     assert due_queue(store, BANK, early, UTC, Limits(new_per_day=0), rollover_hour=6) == []
 

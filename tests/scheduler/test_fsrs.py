@@ -1,7 +1,7 @@
 """Memory: exact FSRS trajectories (fuzz off, fixed clock), previews, retrievability, replay, time checks.
 
 The mechanics of same-day steps are tested with fsrs's own steps and retention (``steps_memory``);
-``Memory()``'s defaults (desired retention 0.77, no same-day steps) have their own exact cases."""
+``Memory()``'s defaults (desired retention 0.85, no same-day steps) have their own exact cases."""
 
 from __future__ import annotations
 
@@ -51,12 +51,12 @@ TRAJECTORIES = {
 # The same, with ``Memory()``'s defaults: no learning or relearning state, intervals in days from the start.
 DEFAULT_TRAJECTORIES = {
     "good-again-easy": [
-        (GOOD, "review", None, 2.3065, 2.1181, "2025-01-16T09:00:00", 1, 0),
-        (GOOD, "review", None, 25.1087, 2.1112, "2025-05-10T09:00:00", 2, 0),
-        (GOOD, "review", None, 195.6183, 2.1043, "2027-10-14T09:00:00", 3, 0),
-        (AGAIN, "review", None, 6.2293, 7.3900, "2027-11-11T09:00:00", 4, 1),
-        (GOOD, "review", None, 27.8005, 7.3778, "2028-03-16T09:00:00", 5, 1),
-        (EASY, "review", None, 169.3471, 6.4868, "2030-04-23T09:00:00", 6, 1),
+        (GOOD, "review", None, 2.3065, 2.1181, "2025-01-10T09:00:00", 1, 0),
+        (GOOD, "review", None, 16.1773, 2.1112, "2025-02-10T09:00:00", 2, 0),
+        (GOOD, "review", None, 90.9889, 2.1043, "2025-08-02T09:00:00", 3, 0),
+        (AGAIN, "review", None, 4.1415, 7.3900, "2025-08-10T09:00:00", 4, 1),
+        (GOOD, "review", None, 13.9493, 7.3778, "2025-09-06T09:00:00", 5, 1),
+        (EASY, "review", None, 64.7187, 6.4868, "2026-01-07T09:00:00", 6, 1),
     ],
 }
 
@@ -111,13 +111,13 @@ def test_trajectory_is_fsrs_with_the_same_steps_and_retention(name: str) -> None
     assert memory_trajectory(steps_memory(), ratings) == fsrs_trajectory(scheduler, ratings)
 
 
-def test_memory_defaults_are_077_without_steps_and_match_fsrs() -> None:
+def test_memory_defaults_are_085_without_steps_and_match_fsrs() -> None:
     memory = Memory(enable_fuzzing=False)
-    assert (DEFAULT_RETENTION, DEFAULT_LEARNING_STEPS, DEFAULT_RELEARNING_STEPS) == (0.77, (), ())
-    assert (Memory().desired_retention, Memory().learning_steps, Memory().relearning_steps) == (0.77, (), ())
-    assert (memory.desired_retention, memory.learning_steps, memory.relearning_steps) == (0.77, (), ())
+    assert (DEFAULT_RETENTION, DEFAULT_LEARNING_STEPS, DEFAULT_RELEARNING_STEPS) == (0.85, (), ())
+    assert (Memory().desired_retention, Memory().learning_steps, Memory().relearning_steps) == (0.85, (), ())
+    assert (memory.desired_retention, memory.learning_steps, memory.relearning_steps) == (0.85, (), ())
     scheduler = fsrs.Scheduler(
-        desired_retention=0.77, learning_steps=(), relearning_steps=(), enable_fuzzing=False
+        desired_retention=0.85, learning_steps=(), relearning_steps=(), enable_fuzzing=False
     )
     for rows in (*TRAJECTORIES.values(), *DEFAULT_TRAJECTORIES.values()):
         ratings = [row[0] for row in rows]
@@ -147,15 +147,15 @@ def test_preview_of_a_new_item() -> None:
 def test_preview_of_a_new_item_with_the_defaults() -> None:
     assert Memory(enable_fuzzing=False).preview(None, "q", FSRS_T0) == {
         AGAIN: timedelta(days=1),
-        HARD: timedelta(days=6),
-        GOOD: timedelta(days=10),
-        EASY: timedelta(days=38),
+        HARD: timedelta(days=2),
+        GOOD: timedelta(days=4),
+        EASY: timedelta(days=16),
     }
     fuzzed = {
         AGAIN: timedelta(days=1),
-        HARD: timedelta(days=7),
-        GOOD: timedelta(days=8),
-        EASY: timedelta(days=34),
+        HARD: timedelta(days=2),
+        GOOD: timedelta(days=3),
+        EASY: timedelta(days=13),
     }
     assert Memory().preview(None, "q", FSRS_T0) == fuzzed  # fuzz moves 3 days or more only
     assert {rating: Memory().review(None, "q", rating, FSRS_T0).due - FSRS_T0 for rating in Rating} == fuzzed
@@ -188,20 +188,20 @@ def test_preview_of_a_review_card_shows_the_fuzz_review_will_draw() -> None:
 
 def test_preview_of_a_review_card_with_the_defaults() -> None:
     state = Memory(enable_fuzzing=False).review(None, "q", EASY, FSRS_T0)
-    at = utc("2025-02-13T09:00:00")  # when it is due: 38 days
+    at = utc("2025-01-22T09:00:00")  # when it is due: 16 days
     assert state.due == at
     exact = {
-        AGAIN: timedelta(days=8),
-        HARD: timedelta(days=246),
-        GOOD: timedelta(days=385),
-        EASY: timedelta(days=688),
+        AGAIN: timedelta(days=3),
+        HARD: timedelta(days=71),
+        GOOD: timedelta(days=108),
+        EASY: timedelta(days=189),
     }
     assert Memory(enable_fuzzing=False).preview(state, "q", at) == exact
     fuzzed = {
-        AGAIN: timedelta(days=6),
-        HARD: timedelta(days=248),
-        GOOD: timedelta(days=364),
-        EASY: timedelta(days=715),
+        AGAIN: timedelta(days=4),
+        HARD: timedelta(days=76),
+        GOOD: timedelta(days=107),
+        EASY: timedelta(days=192),
     }
     memory = Memory()
     assert [memory.preview(state, "q", at) for _ in range(3)] == [fuzzed] * 3
@@ -215,7 +215,7 @@ def test_preview_of_a_review_card_with_the_defaults() -> None:
 def test_retrievability(days: int, expected: float) -> None:
     memory = Memory(enable_fuzzing=False)
     state = memory.review(memory.review(None, "q", GOOD, FSRS_T0), "q", GOOD, utc("2025-01-06T09:10:00"))
-    at = utc("2025-01-06T09:10:00") + timedelta(days=days, hours=23)  # whole days count, as in fsrs
+    at = utc("2025-01-06T09:10:00") + timedelta(days=days, hours=18)  # 03:10: the day before's, until 4 am
     assert round(memory.retrievability(state, at), 6) == expected
 
 
@@ -232,7 +232,7 @@ def test_aware_non_utc_times_are_converted() -> None:
     assert state.last_review == FSRS_T0
     assert state.last_review.tzinfo is UTC
     assert state.due == utc("2025-01-06T09:10:00")
-    assert Memory(enable_fuzzing=False).review(None, "q", GOOD, berlin).due == utc("2025-01-16T09:00:00")
+    assert Memory(enable_fuzzing=False).review(None, "q", GOOD, berlin).due == utc("2025-01-10T09:00:00")
 
 
 NAIVE = FSRS_T0.replace(tzinfo=None)
@@ -268,7 +268,7 @@ def test_replay_errors() -> None:
 
 
 @pytest.mark.parametrize(
-    ("steps", "moved"), [pytest.param(True, 13, id="fsrs steps"), pytest.param(False, 38, id="defaults")]
+    ("steps", "moved"), [pytest.param(True, 13, id="fsrs steps"), pytest.param(False, 37, id="defaults")]
 )
 def test_replay_with_fuzz_rebuilds_the_cached_state(db: Path, steps: bool, moved: int) -> None:
     def make(fuzz: bool) -> Memory:

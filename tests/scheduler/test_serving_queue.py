@@ -166,9 +166,9 @@ def test_session_with_the_defaults_serves_each_new_question_once(db: Path) -> No
         session = Session(store, bank, T0, UTC)
         assert session.intervals(bank[0], T0) == {
             AGAIN: timedelta(days=1),
-            HARD: timedelta(days=6),
-            GOOD: timedelta(days=10),
-            EASY: timedelta(days=38),
+            HARD: timedelta(days=2),
+            GOOD: timedelta(days=4),
+            EASY: timedelta(days=16),
         }
         shown = []
         at = T0

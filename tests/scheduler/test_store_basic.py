@@ -62,7 +62,7 @@ def test_record_and_read_back(tmp_path: Path) -> None:
     path = tmp_path / "p.sqlite3"
     berlin = (T0 + timedelta(microseconds=123456)).astimezone(ZoneInfo("Europe/Berlin"))  # 10:00:00.123456
     with exact_store(tmp_path / "defaults.sqlite3") as store:  # Memory's defaults: no same-day steps
-        assert store.record("q1", GOOD, berlin).due == T0 + timedelta(days=10, microseconds=123000)
+        assert store.record("q1", GOOD, berlin).due == T0 + timedelta(days=4, microseconds=123000)
         assert store.record("q2", AGAIN, berlin).due == T0 + timedelta(days=1, microseconds=123000)
     with steps_store(path) as store:  # fsrs's steps: a first Good is due again in 10 minutes
         first = store.record("q1", GOOD, berlin, duration_ms=4200)

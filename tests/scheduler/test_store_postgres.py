@@ -12,11 +12,11 @@ import subprocess
 import sys
 from collections import Counter
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
-from fixed_clock import T0
+from fixed_clock import T0, UTC
 from postgres_server import ADVICE, PostgresServer, learner_password, require_postgres
 from store_helpers import AGAIN, EASY, GOOD, assert_schedule_is_the_log_replayed, child_env, steps_memory
 
@@ -372,3 +372,24 @@ def test_its_errors_are_store_errors_that_survive_pickling() -> None:
         assert (str(copy), vars(copy)) == (str(error), vars(error))
     assert isinstance(errors[1], StoreAccessError) and errors[1].reason == "denied"
     assert isinstance(errors[2], StoreNotFoundError)
+
+
+def test_the_class_store_counts_the_learners_days_in_the_zone_it_was_opened_in(class_db: Database) -> None:
+    from zoneinfo import ZoneInfo
+
+    from scheduler import LogEntry, Memory
+
+    paris = ZoneInfo("Europe/Paris")
+    at = datetime(2025, 1, 6, 21, 0, tzinfo=UTC)  # 22:00 in Paris
+    later = datetime(2025, 1, 7, 3, 30, tzinfo=UTC)  # 04:30 in Paris: the next day
+    expected = Memory(tz=paris).review(Memory(tz=paris).review(None, "q", AGAIN, at), "q", GOOD, later)
+    with postgres.PostgresStore.open(class_db.url("alice"), tz=paris) as alice:
+        assert alice.memory.tz is paris
+        alice.record("q", AGAIN, at)
+        alice.record("q", GOOD, later)
+        assert alice.card("q") == expected
+    with postgres.PostgresStore.open(class_db.url("bob"), tz=paris) as bob:
+        bob.merge([LogEntry("q", AGAIN, at, None), LogEntry("q", GOOD, later, None)], [], {})
+        assert bob.card("q") == expected
+    with postgres.PostgresStore.open(class_db.url("bob")) as bob:  # in UTC, 03:30 is still the 6th's day
+        assert bob.memory.replay("q", bob.reviews()).stability != expected.stability

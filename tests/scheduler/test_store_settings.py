@@ -34,7 +34,7 @@ FITTED_AT = T0 + timedelta(days=30, milliseconds=250)
     "settings",
     [
         Settings(),
-        Settings(desired_retention=0.9),  # fsrs's default, not Memory's (0.77)
+        Settings(desired_retention=0.9),  # fsrs's default, not Memory's (0.85)
         Settings(desired_retention=0.7),
         Settings(desired_retention=0.97),
         Settings(parameters=OWN),
@@ -47,11 +47,11 @@ def test_settings_round_trip_and_make_the_memory(db: Path, settings: Settings) -
         assert store.settings() == Settings()
         store.save_settings(settings, T0)
         assert store.settings() == settings
-        assert store.memory.desired_retention == (settings.desired_retention or 0.77)
+        assert store.memory.desired_retention == (settings.desired_retention or 0.85)
         assert store.memory.parameters == (settings.parameters or DEFAULTS)
     with Store.open(db) as reopened:  # no memory given: built from the settings
         assert reopened.settings() == settings
-        assert reopened.memory.desired_retention == (settings.desired_retention or 0.77)
+        assert reopened.memory.desired_retention == (settings.desired_retention or 0.85)
         assert reopened.memory.parameters == (settings.parameters or DEFAULTS)
         assert reopened.memory.enable_fuzzing
     with Store.open(db, memory=Memory(0.95, enable_fuzzing=False)) as given:  # a memory given wins
@@ -225,7 +225,7 @@ def reviews_at(*times: tuple[str, datetime]) -> list[Review]:
     return [Review(item_id, Rating.GOOD, at, None, at) for item_id, at in times]
 
 
-DAY, MINUTE = timedelta(days=1), timedelta(minutes=1)
+DAY, HOUR, MINUTE = timedelta(days=1), timedelta(hours=1), timedelta(minutes=1)
 
 
 @pytest.mark.parametrize(
@@ -234,12 +234,13 @@ DAY, MINUTE = timedelta(days=1), timedelta(minutes=1)
         ([], 0),
         (reviews_at(("a", T0)), 0),  # a first answer never counts
         (reviews_at(("a", T0), ("a", T0 + 10 * MINUTE)), 0),  # same day
-        (reviews_at(("a", T0), ("a", T0 + DAY - MINUTE)), 0),  # 23h59m: not a whole day
+        (reviews_at(("a", T0), ("a", T0 + 19 * HOUR - MINUTE)), 0),  # 03:59: the same day until 4 am
+        (reviews_at(("a", T0), ("a", T0 + 19 * HOUR)), 1),  # 04:00: the next learner's day, 19 hours on
         (reviews_at(("a", T0), ("a", T0 + DAY)), 1),  # exactly 24 hours
         (
-            reviews_at(("a", T0), ("a", T0 + 10 * MINUTE), ("a", T0 + DAY + 5 * MINUTE)),
-            0,
-        ),  # from the previous
+            reviews_at(("a", T0), ("a", T0 + 10 * MINUTE), ("a", T0 + 20 * HOUR)),
+            1,
+        ),  # a day from the previous answer, though under 24 hours
         (
             reviews_at(
                 ("a", T0), ("a", T0 + 10 * MINUTE), ("a", T0 + DAY + 10 * MINUTE), ("a", T0 + 3 * DAY)
@@ -254,7 +255,8 @@ DAY, MINUTE = timedelta(days=1), timedelta(minutes=1)
         "empty",
         "first",
         "same day",
-        "almost a day",
+        "before the rollover",
+        "at the rollover",
         "a day",
         "from previous",
         "mixed",

@@ -47,7 +47,7 @@ def server(postgres_server: PostgresServer) -> tuple[PostgresServer, str]:
     postgres.add_instructor(admin, "teacher", password=learner_password("teacher"))
     with postgres.PostgresStore.open(postgres_server.learner_url(database, "cy")) as store:
         store.enroll("01", AT - timedelta(days=21))
-        store.record(DOT, Rating.GOOD, AT - timedelta(days=20))  # a first Good: due 8 to 13 days later
+        store.record(DOT, Rating.GOOD, AT - timedelta(days=20))  # a first Good: due 3 to 6 days later
     return postgres_server, database
 
 
@@ -73,7 +73,7 @@ def test_a_review_saves_to_the_learners_rows_named_by_jupyterhub(
     monkeypatch.setenv("PGPASSWORD", learner_password("cy"))
     status, out, err = course("review", "--now", NOW, stdin="1\nq\n")
     assert (status, err) == (0, "")
-    assert "Saved: Again. Next review in 5d." in out  # a lapse: FSRS's interval at the default 0.77
+    assert "Saved: Again. Next review in 2d." in out  # a lapse: FSRS's interval at the default 0.85
     with postgres.PostgresStore.open(cluster.learner_url(database, "cy")) as store:
         assert [review.rating for review in store.reviews()] == [Rating.GOOD, Rating.AGAIN]
     with postgres.PostgresStore.open(cluster.learner_url(database, "ana")) as store:
@@ -149,7 +149,7 @@ def test_a_review_keeps_answers_while_the_server_is_down_and_sends_them_next_tim
         cluster.start()
     said = out.getvalue()
     assert status == 0 and err.getvalue() == ""
-    assert "Saved: Again. Next review in 5d." in said  # the first answer, before the server stopped
+    assert "Saved: Again. Next review in 2d." in said  # the first answer, before the server stopped
     kept = re.search(
         r"^Kept on this computer: the class database cannot be reached \((.+)\)\. It is sent when "
         r"the database is back; nothing is lost\.$",

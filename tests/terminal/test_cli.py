@@ -180,9 +180,9 @@ Answer: 4
 Add them.
 See lesson 00 Welcome, section "1. Sums".
 How well did you remember it? (Hard = remembered, with effort)
-  1 Again 1d   2 Hard 5d   3 Good 12d   4 Easy 1.3mo
+  1 Again 1d   2 Hard 2d   3 Good 6d   4 Easy 17d
 Your rating [1-4, q to quit]: 3
-Saved: Good. Next review in 12d.
+Saved: Good. Next review in 6d.
 
 [2/3] lesson 00 Welcome, choice (00-c), new
 Pick b.
@@ -204,9 +204,9 @@ Your answer (a number; ? if you don't know; q to quit): 12 heads
 Right: the answer is 12 heads.
 768 / 64.
 See lesson 00 Welcome, section "3. Heads".
-Counted as Good (9d). Press Enter to keep it, or type 2 for Hard (7d; Hard = remembered, with effort) \
-or 4 for Easy (1.3mo): 2
-Saved: Hard. Next review in 7d.
+Counted as Good (4d). Press Enter to keep it, or type 2 for Hard (2d; Hard = remembered, with effort) \
+or 4 for Easy (17d): 2
+Saved: Hard. Next review in 2d.
 
 Session over: 3 answers saved. Next question due tomorrow.
 """.replace("<Enter>", "")  # what the learner typed is echoed when stdin is not a terminal
@@ -230,8 +230,8 @@ def test_review_easy_override_and_dont_know(bank: Path, db: Path) -> None:
     result = run("review", "--db", db, "--bank", bank, "--now", NOW, *IN_BANK_ORDER, stdin=answers)
     assert (result.returncode, result.stderr) == (0, "")
     assert (
-        "Counted as Good (13d). Press Enter to keep it, or type 2 for Hard (6d; Hard = remembered, with "
-        "effort) or 4 for Easy (1.1mo): 4\nSaved: Easy. Next review in 1.1mo.\n"
+        "Counted as Good (6d). Press Enter to keep it, or type 2 for Hard (2d; Hard = remembered, with "
+        "effort) or 4 for Easy (13d): 4\nSaved: Easy. Next review in 13d.\n"
     ) in result.stdout
     assert result.stdout.endswith(
         "Your answer (a number; ? if you don't know; q to quit): ?\n"
@@ -282,10 +282,10 @@ def test_review_limits_and_nothing_due(bank: Path, db: Path) -> None:
     store_with(db, "00").close()
     limited = run("review", "--db", db, "--bank", bank, "--now", NOW, "--limit-new", "1", stdin="\n3\n")
     assert limited.stdout.startswith("Review of lesson 00: 0 due now, 1 new.")
-    ended = f"Session over: 1 answer saved. {NEW_HELD} Next question due in 12 days.\n"
+    ended = f"Session over: 1 answer saved. {NEW_HELD} Next question due in 6 days.\n"
     assert limited.stdout.endswith(ended)
     held = run("review", "--db", db, "--bank", bank, "--now", NOW, "--limit-new", "1")
-    assert (held.returncode, held.stdout) == (0, f"{NEW_HELD} Next question due in 12 days.\n")
+    assert (held.returncode, held.stdout) == (0, f"{NEW_HELD} Next question due in 6 days.\n")
     nothing = run(
         "review",
         "--db",
@@ -299,10 +299,10 @@ def test_review_limits_and_nothing_due(bank: Path, db: Path) -> None:
         *IN_BANK_ORDER,
         stdin="2\n\n12\n\n",
     )
-    assert nothing.stdout.endswith("Session over: 2 answers saved. Next question due in 9 days.\n")
+    assert nothing.stdout.endswith("Session over: 2 answers saved. Next question due in 4 days.\n")
     later = (T + timedelta(minutes=1)).isoformat()
     again = run("review", "--db", db, "--bank", bank, "--now", later, "--limit-new", "3")
-    assert (again.returncode, again.stdout) == (0, "Nothing is due right now. Next question due in 9 days.\n")
+    assert (again.returncode, again.stdout) == (0, "Nothing is due right now. Next question due in 4 days.\n")
 
 
 @pytest.mark.parametrize(
@@ -333,7 +333,7 @@ def test_review_says_what_todays_limits_hold_back(
 ) -> None:
     with store_with(db, *decks, fuzz=False) as store:
         for item_id in ("00-r", "00-c", "00-n"):
-            store.record(item_id, Rating.GOOD, T - timedelta(days=10))  # due 10 days later: due now
+            store.record(item_id, Rating.GOOD, T - timedelta(days=10))  # due 4 days later: overdue now
     result = run(
         "review", "--db", db, "--bank", bank, "--now", NOW, *options, *IN_BANK_ORDER, stdin="\n3\n2\n\n"
     )
@@ -405,8 +405,8 @@ def test_stopping_where_a_right_answer_counts_as_good_keeps_it(
     result = run("review", "--db", db, "--bank", bank, "--now", NOW, *IN_BANK_ORDER, stdin="\n3\n2\n" + typed)
     assert (result.returncode, result.stderr) == (0, "")
     assert result.stdout.endswith(
-        "or 4 for Easy (1.1mo): " + typed.strip() + "\n"
-        "Saved: Good. Next review in 13d.\n"
+        "or 4 for Easy (13d): " + typed.strip() + "\n"
+        "Saved: Good. Next review in 6d.\n"
         f"Stopped ({reason}): 2 answers saved.\n"
     )
     with Store.open(db, create=False) as store:
@@ -431,7 +431,7 @@ def test_ctrl_c_where_a_right_answer_counts_as_good_keeps_it(
     )
     assert (status, err) == (130, "")
     assert out.endswith(
-        "or 4 for Easy (1.1mo): \nSaved: Good. Next review in 13d.\nStopped (Ctrl-C): 2 answers saved.\n"
+        "or 4 for Easy (13d): \nSaved: Good. Next review in 6d.\nStopped (Ctrl-C): 2 answers saved.\n"
     )
     with Store.open(db, create=False) as store:
         assert log(store) == [("00-r", Rating.GOOD, T), ("00-c", Rating.GOOD, T)]
@@ -549,9 +549,9 @@ Answer: 4
 Add them.
 See lesson 00 Welcome, section "1. Sums".
 How well did you remember it? (Hard = remembered, with effort)
-  1 Again 1d   2 Hard 5d   3 Good 12d   4 Easy 1.3mo
+  1 Again 1d   2 Hard 2d   3 Good 6d   4 Easy 17d
 Your rating [1-4, q to quit]: 3
-Saved: Good. Next review in 12d.
+Saved: Good. Next review in 6d.
 
 [2/3] lesson 00 Welcome, choice (00-c)
 Pick b.
@@ -571,9 +571,9 @@ Your answer (a number; ? if you don't know; q to quit): 12
 Right: the answer is 12 heads.
 768 / 64.
 See lesson 00 Welcome, section "3. Heads".
-Counted as Good (9d). Press Enter to keep it, or type 2 for Hard (7d; Hard = remembered, with effort) \
-or 4 for Easy (1.3mo): <Enter>
-Saved: Good. Next review in 9d.
+Counted as Good (4d). Press Enter to keep it, or type 2 for Hard (2d; Hard = remembered, with effort) \
+or 4 for Easy (17d): <Enter>
+Saved: Good. Next review in 4d.
 
 Quiz over: 2 of 3 right; 3 answers saved. Next review of this lesson: tomorrow, with python -m course review.
 """.replace("<Enter>", "")
@@ -596,7 +596,7 @@ def test_quiz_starts_the_lesson_and_saves_each_answer_to_the_schedule(bank: Path
 
 def test_quiz_saves_a_question_already_scheduled_as_practice(bank: Path, db: Path) -> None:
     with store_with(db, "00", fuzz=False) as store:
-        store.record("00-r", Rating.GOOD, T - timedelta(days=1))  # due in 9 days: practice now
+        store.record("00-r", Rating.GOOD, T - timedelta(days=1))  # due in 3 days: practice now
         store.record("00-c", Rating.AGAIN, T - timedelta(days=1))  # due today: a review now
     result = run(
         "quiz", "00", "--db", db, "--bank", bank, "--now", NOW, *IN_BANK_ORDER, stdin="\n4\n2\n\n?\n"
@@ -605,12 +605,12 @@ def test_quiz_saves_a_question_already_scheduled_as_practice(bank: Path, db: Pat
     assert result.stdout.startswith(
         "Quiz of lesson 00 Welcome: 3 questions. Each answer is saved to your review schedule as you go. "
         "Type q at any prompt to stop.\n\n[1/3] lesson 00 Welcome, recall (00-r), practice\nThis question "
-        "is already scheduled (next review in 9 days): your answer is saved as practice and leaves its "
+        "is already scheduled (next review in 3 days): your answer is saved as practice and leaves its "
         "schedule unchanged.\nWhat is 2 + 2?\n"
     )
     assert (
         "  1 Again   2 Hard   3 Good   4 Easy\nYour rating [1-4, q to quit]: 4\n"
-        "Saved as practice: Easy. Its next review stays in 9 days.\n\n"
+        "Saved as practice: Easy. Its next review stays in 3 days.\n\n"
         "[2/3] lesson 00 Welcome, choice (00-c)\n"
     ) in result.stdout
     assert result.stdout.endswith(
@@ -681,7 +681,7 @@ def stats_lines(db: Path, due: int, week: str, today: int, total: int, retention
         f"True retention:   {retention}\n"
         f"New available:    {new}\n"
         "Code cards:       0 cards brought back by mistakes this week\n"
-        "Scheduling:       FSRS default parameters, desired retention 77%.\n"
+        "Scheduling:       FSRS default parameters, desired retention 85%.\n"
     )
 
 
@@ -730,7 +730,7 @@ def test_stats_fresh_store_and_course_db(bank: Path, db: Path) -> None:
         "True retention:   n/a (no reviews of learned questions yet)\n"
         "New available:    0\n"
         "Code cards:       0 cards brought back by mistakes this week\n"
-        "Scheduling:       FSRS default parameters, desired retention 77%.\n"
+        "Scheduling:       FSRS default parameters, desired retention 85%.\n"
     )
 
 
@@ -949,12 +949,12 @@ def any_easy(text: str) -> str:
 
 
 CONFIRM_PROMPTS = {
-    "review": "or 4 for Easy (1.1mo): ",
+    "review": "or 4 for Easy (13d): ",
     "cram": "Counted as Good. Press Enter to keep it, or type 2 for Hard or 4 for Easy: ",
 }
 SAVED_GOOD = {
     "review": (
-        "Saved: Good. Next review in 13d.\n",
+        "Saved: Good. Next review in 6d.\n",
         "2 answers saved",
         [("00-r", Rating.GOOD), ("00-c", Rating.GOOD)],
     ),
@@ -1115,8 +1115,8 @@ REASKED = {
     "numeric": ("Your answer (a number; ? if you don't know; q to quit): ", "Please type a number, ? or q."),
     "rating": ("Your rating [1-4, q to quit]: ", "Please type 1, 2, 3 or 4 (or q to quit)."),
     "confirm": (
-        "Counted as Good (13d). Press Enter to keep it, or type 2 for Hard (6d; Hard = remembered, with "
-        "effort) or 4 for Easy (1.1mo): ",
+        "Counted as Good (6d). Press Enter to keep it, or type 2 for Hard (2d; Hard = remembered, with "
+        "effort) or 4 for Easy (13d): ",
         "Please press Enter, or type 2, 4 or q.",
     ),
 }
@@ -1228,7 +1228,7 @@ def test_bank_text_is_shown_as_readable_text_wrapped_to_the_terminal(tmp_path: P
     )
     assert (result.returncode, result.stderr) == (0, "")
     shown = result.stdout.split("\n")
-    assert shown[29] == "  1 Again 1d   2 Hard 9d   3 Good 10d   4 Easy 1.3mo"  # fuzzed
+    assert shown[29] == "  1 Again 1d   2 Hard 2d   3 Good 4d   4 Easy 18d"  # fuzzed
     assert shown[2:29] == [
         "[1/2] lesson 00 Welcome, choice (00-m), new",
         "The weights are e^(x_i) / ∑_j e^(x_j).",
@@ -1356,7 +1356,7 @@ def _signal_while_saved(bank: Path, db: Path, monkeypatch: pytest.MonkeyPatch) -
     )
     assert (status, err) == (129, "")
     assert out.endswith(
-        "Your rating [1-4, q to quit]: 3\nSaved: Good. Next review in 12d.\n\n"
+        "Your rating [1-4, q to quit]: 3\nSaved: Good. Next review in 6d.\n\n"
         "[2/3] lesson 00 Welcome, choice (00-c), new\nPick b.\n  1) a\n  2) b\n"
         "Stopped (the terminal was closed): 1 answer saved.\n"
     )

@@ -179,9 +179,9 @@ def test_typed_code_with_blank_lines_inside_it_ends_at_a_dot_and_shows_the_solut
         + TO_COMPARE
         + EXPLANATION
         + "Counted as Good "
-        "(9d). Press Enter to keep it, or type 2 for Hard (4d; Hard = remembered, with effort) or 4 for Easy "
-        "(1.2mo): 2\nSaved: Hard. Next review in 4d.\n\nSession over: 1 answer saved. Next question due in "
-        "4 days.\n"
+        "(4d). Press Enter to keep it, or type 2 for Hard (2d; Hard = remembered, with effort) or 4 for Easy "
+        "(14d): 2\nSaved: Hard. Next review in 2d.\n\nSession over: 1 answer saved. Next question due in "
+        "2 days.\n"
     )
     assert log(db) == [("05-mask", Rating.HARD)]
 
@@ -200,8 +200,8 @@ def test_the_end_of_input_ends_the_code_and_a_dot_before_any_code_asks_for_it(ba
         + "✓ causal mask: all 3 cases pass.\n"
         + TO_COMPARE
         + EXPLANATION
-        + "Counted as Good (9d). Press Enter to keep it, or type 2 for Hard (4d; Hard = remembered, with "
-        "effort) or 4 for Easy (1.2mo): \nSaved: Good. Next review in 9d.\nStopped (end of input): 1 answer "
+        + "Counted as Good (4d). Press Enter to keep it, or type 2 for Hard (2d; Hard = remembered, with "
+        "effort) or 4 for Easy (14d): \nSaved: Good. Next review in 4d.\nStopped (end of input): 1 answer "
         "saved.\n"
     )
     assert log(db) == [("05-mask", Rating.GOOD)]  # the end of input at the rating keeps the Good
@@ -222,7 +222,7 @@ def test_a_syntax_error_saves_nothing_and_the_learner_fixes_it(bank: Path, db: P
         + TO_COMPARE
     ) in result.stdout
     assert result.stdout.endswith(
-        "Saved: Good. Next review in 9d.\n\nSession over: 1 answer saved. Next question due in 9 days.\n"
+        "Saved: Good. Next review in 4d.\n\nSession over: 1 answer saved. Next question due in 4 days.\n"
     )
     assert log(db) == [("05-mask", Rating.GOOD)]
 
@@ -262,7 +262,7 @@ def test_code_written_in_the_editor_is_shown_before_it_runs(bank: Path, db: Path
         RIGHT
     ) + RUNNING + "✓ causal mask: all 3 cases pass.\n" + TO_COMPARE + EXPLANATION in (right.stdout)
     assert right.stdout.endswith(
-        "Saved: Good. Next review in 13d.\n\nSession over: 1 answer saved. Next question due in 13 days.\n"
+        "Saved: Good. Next review in 6d.\n\nSession over: 1 answer saved. Next question due in 6 days.\n"
     )
     assert log(db) == [("05-mask", Rating.AGAIN), ("05-mask", Rating.GOOD)]
 
@@ -397,7 +397,7 @@ def test_ctrl_c_in_the_editor_is_the_editors_and_ctrl_c_while_its_code_runs_open
     learner.ctrl_c()
     learner.wait_for(STOPPED + PRESS.rstrip("\n"))
     learner.type("\n")
-    learner.wait_for("or 4 for Easy (1.2mo): ")
+    learner.wait_for("or 4 for Easy (14d): ")
     learner.type("\n")
     status, out, err = learner.finish()
     assert (status, err) == (0, "")
@@ -413,9 +413,9 @@ def test_ctrl_c_in_the_editor_is_the_editors_and_ctrl_c_while_its_code_runs_open
         + "✓ causal mask: all 3 cases pass.\n"
         + TO_COMPARE
         + EXPLANATION
-        + "Counted as Good (9d). Press Enter to keep it, or type 2 for Hard (4d; Hard = remembered, with "
-        "effort) or 4 for Easy (1.2mo): \nSaved: Good. Next review in 9d.\n\nSession over: 1 answer saved. "
-        "Next question due in 9 days.\n"
+        + "Counted as Good (4d). Press Enter to keep it, or type 2 for Hard (2d; Hard = remembered, with "
+        "effort) or 4 for Easy (14d): \nSaved: Good. Next review in 4d.\n\nSession over: 1 answer saved. "
+        "Next question due in 4 days.\n"
     )
     assert log(db) == [("05-mask", Rating.GOOD)]
 

@@ -128,7 +128,7 @@ def test_a_quiz_keeps_answers_while_the_server_is_down_and_sends_them_when_it_is
     widget.rating_buttons[Rating.GOOD].click()  # the last one: the summary
     assert widget.notice.value == (
         "<p><i>Last question: 1 answer kept while the class database was unreachable was sent. Saved: Good. "
-        "It comes back in 8d.</i></p>"
+        "It comes back in 3d.</i></p>"
     )
     assert widget.prompt.value == (
         "<p><b>1 of 3 right.</b></p><p>Next review of this lesson: tomorrow (2025-03-11), in the review "
@@ -182,7 +182,7 @@ def test_a_review_keeps_answers_while_the_server_is_down_and_sends_them_when_it_
         clock.advance(seconds=5)
         option(widget, RIGHT).click()
         widget.next_button.click()
-        assert widget.notice.value == "<p><i>Previous question: Saved: Good. It comes back in 10d.</i></p>"
+        assert widget.notice.value == "<p><i>Previous question: Saved: Good. It comes back in 4d.</i></p>"
 
         server.stop()
         try:
@@ -193,7 +193,7 @@ def test_a_review_keeps_answers_while_the_server_is_down_and_sends_them_when_it_
             # the intervals come from the cards read when the session started
             assert widget.rating_choice is not None
             labels = [label for label, _ in widget.rating_choice.options]
-            assert labels == ["Hard (4d)", "Good (12d)", "Easy (1.4mo)"]
+            assert labels == ["Hard (2d)", "Good (6d)", "Easy (19d)"]
             widget.next_button.click()
             assert widget.question is not None and widget.question.id == "01-recall"
             assert re.fullmatch(
@@ -213,10 +213,10 @@ def test_a_review_keeps_answers_while_the_server_is_down_and_sends_them_when_it_
         widget.rating_buttons[Rating.EASY].click()
         assert widget.notice.value == (
             "<p><i>Last question: 1 answer kept while the class database was unreachable was sent. Saved: "
-            "Easy. It comes back in 1.2mo.</i></p>"
+            "Easy. It comes back in 15d.</i></p>"
         )
         assert widget.prompt.value == (
-            "<p><b>3 of 3 remembered.</b></p><p>Next review: in 10 days (2025-03-20).</p>"
+            "<p><b>3 of 3 remembered.</b></p><p>Next review: in 4 days (2025-03-14).</p>"
         )  # nothing waits
         assert outbox.pending() == []
     assert logged(url)[0] == [

@@ -159,12 +159,12 @@ def test_right_choice_is_saved_as_good_on_next(bank: Bank, db: Path, clock: Cloc
     assert widget.feedback.value.startswith("<b>✓ Right.</b><ul>")
     assert widget.rating_choice is not None
     assert widget.rating_choice.value == Rating.GOOD
-    assert [label for label, _ in widget.rating_choice.options] == ["Hard (8d)", "Good (13d)", "Easy (1.3mo)"]
+    assert [label for label, _ in widget.rating_choice.options] == ["Hard (2d)", "Good (6d)", "Easy (16d)"]
     assert widget.next_button.description == "Next"
     clock.advance(seconds=20)  # reading the explanation does not count
     widget.next_button.click()
     assert reviews(db) == [("01-pick", Rating.GOOD, T0 + timedelta(seconds=3), 3000)]
-    assert widget.notice.value == "<p><i>Previous question: Saved: Good. It comes back in 13d.</i></p>"
+    assert widget.notice.value == "<p><i>Previous question: Saved: Good. It comes back in 6d.</i></p>"
 
 
 @pytest.mark.parametrize("rating", [Rating.HARD, Rating.EASY])
@@ -269,12 +269,12 @@ def test_recall_shows_the_answer_then_four_labelled_ratings(bank: Bank, db: Path
     labels = {rating: button.description for rating, button in widget.rating_buttons.items()}
     assert labels == {
         Rating.AGAIN: "Again (1d)",
-        Rating.HARD: "Hard (5d)",
-        Rating.GOOD: "Good (12d)",  # 10 days, fuzzed: what saving Good will give
-        Rating.EASY: "Easy (1.3mo)",  # 38 days, fuzzed
+        Rating.HARD: "Hard (2d)",  # 2 days: under 3, not fuzzed
+        Rating.GOOD: "Good (5d)",  # 4 days, fuzzed: what saving Good will give
+        Rating.EASY: "Easy (17d)",  # 16 days, fuzzed
     }
     assert widget.rating_buttons[Rating.HARD].tooltip == (
-        "Hard: you remembered it, with effort; it comes back in 5d"
+        "Hard: you remembered it, with effort; it comes back in 2d"
     )
     hint = widget.rating_area.children[0].value
     assert "<b>Hard</b>: you remembered it, with effort (it still counts as remembered)" in hint
@@ -283,7 +283,7 @@ def test_recall_shows_the_answer_then_four_labelled_ratings(bank: Bank, db: Path
     assert reviews(db) == [("01-recall", Rating.HARD, T0 + timedelta(seconds=4), 4000)]
     assert widget.question is None  # the last question: the summary is shown
     assert widget.progress.value == "<b>Done: 3 / 3</b>"
-    assert widget.notice.value == "<p><i>Last question: Saved: Hard. It comes back in 5d.</i></p>"
+    assert widget.notice.value == "<p><i>Last question: Saved: Hard. It comes back in 2d.</i></p>"
 
 
 def test_a_right_answer_to_the_last_question_is_saved_by_finish_and_said_so(
@@ -295,7 +295,7 @@ def test_a_right_answer_to_the_last_question_is_saved_by_finish_and_said_so(
     assert widget.notice.value == NOT_SAVED.replace("press Next", "press Finish")
     widget.next_button.click()
     assert reviews(db) == [("01-pick", Rating.GOOD, T0, 0)]
-    assert widget.notice.value == "<p><i>Last question: Saved: Good. It comes back in 12d.</i></p>"
+    assert widget.notice.value == "<p><i>Last question: Saved: Good. It comes back in 6d.</i></p>"
 
 
 # -- summary, practice -----------------------------------------------------------------------------------
@@ -336,7 +336,7 @@ def test_already_scheduled_question_is_saved_as_practice(bank: Bank, db: Path, c
     again = make_quiz(bank, db, clock)
     option(again, RIGHT).click()
     assert again.notice.value == (
-        "<p>Practice: this question is already scheduled, next review in 12 days (2025-03-22); "
+        "<p>Practice: this question is already scheduled, next review in 6 days (2025-03-16); "
         f"your answer is saved as practice and leaves its schedule unchanged.</p>{NOT_SAVED}"
     )
     assert again.rating_choice is not None
@@ -344,7 +344,7 @@ def test_already_scheduled_question_is_saved_as_practice(bank: Bank, db: Path, c
     again.next_button.click()
     assert again.notice.value == (
         "<p><i>Previous question: Saved as practice (Good): this question is already scheduled, "
-        "next review in 12 days (2025-03-22); practice leaves its schedule unchanged.</i></p>"
+        "next review in 6 days (2025-03-16); practice leaves its schedule unchanged.</i></p>"
     )
     assert len(reviews(db)) == 3
     with Store.open(db, create=False) as store:
@@ -391,12 +391,12 @@ def answer_all_rest(widget: QuizWidget) -> None:
 
 def test_due_question_answered_in_a_quiz_is_a_real_review(bank: Bank, db: Path, clock: Clock) -> None:
     answer_all(make_quiz(bank, db, clock))
-    clock.advance(days=14)  # the three Goods: due in 8 to 13 days (fuzzed)
+    clock.advance(days=14)  # the three Goods: due in 4 to 6 days (fuzzed)
     again = make_quiz(bank, db, clock)
     option(again, RIGHT).click()
     again.next_button.click()
     assert len(reviews(db)) == 4
-    assert again.notice.value == "<p><i>Previous question: Saved: Good. It comes back in 4.1mo.</i></p>"
+    assert again.notice.value == "<p><i>Previous question: Saved: Good. It comes back in 1.7mo.</i></p>"
 
 
 # -- review ----------------------------------------------------------------------------------------------
@@ -413,7 +413,7 @@ def test_review_with_nothing_due(bank: Bank, db: Path, clock: Clock) -> None:
     clock.advance(minutes=1)
     widget = make_review(bank, db, clock)
     assert widget.prompt.value == (
-        "<p>Nothing is due right now.</p><p>Next review: in 10 days (2025-03-20).</p>"
+        "<p>Nothing is due right now.</p><p>Next review: in 4 days (2025-03-14).</p>"
     )
 
 
@@ -523,7 +523,7 @@ def test_the_end_of_a_review_offers_what_came_due_meanwhile(bank: Bank, db: Path
             Limits(new_per_day=0),
             "<p><b>3 of 3 remembered.</b></p><p>Today's limit of 0 new questions is reached. 1 new question "
             "waits until tomorrow. To answer it now: from scheduler import Limits, then "
-            "review(limits=Limits(new_per_day=1)).</p><p>Next review: in 148 days (2025-08-05).</p>",
+            "review(limits=Limits(new_per_day=1)).</p><p>Next review: in 63 days (2025-05-12).</p>",
         ),
     ],
 )
@@ -533,7 +533,7 @@ def test_the_end_of_a_review_says_what_todays_limits_hold_back(
     store.enroll("01", T0 - timedelta(days=1))
     store.enroll("02", T0 - timedelta(days=1))
     for item_id in ("01-pick", "01-number", "01-recall"):
-        store.record(item_id, Rating.GOOD, T0 - timedelta(days=20))  # due in 8 to 13 days (fuzzed): overdue
+        store.record(item_id, Rating.GOOD, T0 - timedelta(days=20))  # due in 3 to 5 days (fuzzed): overdue
     clock = Clock()
     widget = ReviewWidget(bank, store=store, clock=clock, limits=limits, tz=timezone.utc)
     answer_review(widget, clock, minutes=0)
@@ -598,7 +598,7 @@ def test_the_database_is_held_only_while_a_session_runs(bank: Bank, db: Path, cl
     assert quiz_widget.source.held is None and len(reviews(db)) == 1
     answer_all_rest(quiz_widget)
     assert quiz_widget.source.held is None
-    clock.advance(days=14)  # the three Goods: due in 8 to 13 days (fuzzed)
+    clock.advance(days=14)  # the three Goods: due in 4 to 6 days (fuzzed)
     widget = make_review(bank, db, clock)
     held = widget.source.held
     assert held is not None and widget.question is not None  # held from the start of the session...
@@ -885,7 +885,7 @@ def test_what_happens_is_said_in_the_live_region(bank: Bank, db: Path, clock: Cl
     submit(widget)
     assert widget.status.value == "<p>✓ Right: 64. Not saved yet: press Next to save it.</p>"
     widget.next_button.click()
-    assert widget.status.value == "<p>Saved: Good. It comes back in 10d.</p>"
+    assert widget.status.value == "<p>Saved: Good. It comes back in 4d.</p>"
     assert widget.show_button is not None
     widget.show_button.click()
     assert widget.status.value == (
