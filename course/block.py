@@ -23,6 +23,7 @@ __all__ = [
     "CausalSelfAttention",
     "TinyDecoder",
     "copy_encoder_layer",
+    "follow_last_occurrence",
     "induction_score",
     "layer_norm",
     "next_token_accuracy",
@@ -229,6 +230,22 @@ def repeated_batch(
     t = torch.arange(length)  # (length,)
     index = t[None, :] % p[:, None]  # (B, length): position t copies chunk position t mod p
     return chunk.gather(1, index), p
+
+
+def follow_last_occurrence(tokens: Tensor) -> Tensor:
+    """The rule "the next token is the one that followed the current token last time": for each position t,
+    ``tokens[s + 1]`` for the largest s < t with ``tokens[s] == tokens[t]``, or -1 where token t has not
+    occurred before. (B, T) -> (B, T).
+
+    On :func:`repeated_batch` sequences the rule is wrong where the chunk holds a token twice: the token one
+    period back, not its last occurrence, is then the one whose follower comes next.
+    """
+    t = tokens.shape[1]
+    same = tokens[:, :, None] == tokens[:, None, :]  # (B, T, T): [b, t, s] = tokens[s] == tokens[t]
+    same &= torch.tril(torch.ones(t, t, dtype=torch.bool), diagonal=-1)  # s < t
+    last = torch.where(same, torch.arange(t), -1).max(dim=-1).values  # (B, T): the last s, or -1
+    follower = tokens.gather(1, last + 1)  # (B, T): tokens[last + 1] (last < t, so last + 1 <= t)
+    return torch.where(last >= 0, follower, -1)
 
 
 def _predictable(periods: Tensor, length: int) -> Tensor:

@@ -5,8 +5,9 @@
 - exact and cheaper in memory: :func:`dense_attention` (the whole (n_q, n_k) score matrix) and
   :func:`chunked_attention` (keys in chunks, with an online softmax: the idea behind FlashAttention);
 - approximations: :func:`sliding_window_mask`, :func:`sliding_window_attention` (banded, O(n w) work and
-  memory), :func:`strided_mask` (Child et al. 2019) and :func:`linear_attention` with the feature map
-  :func:`elu_feature_map` (Katharopoulos et al. 2020);
+  memory), :func:`sink_window_mask` (the window plus the first keys, as in StreamingLLM), :func:`strided_mask`
+  (Child et al. 2019) and :func:`linear_attention` with the feature map :func:`elu_feature_map` (Katharopoulos
+  et al. 2020);
 - the paper's Table 1, counted: :func:`layer_cost` runs a self-attention, a restricted (windowed)
   self-attention, a recurrent or a convolutional layer and counts its multiply-adds and its sequential steps;
   :func:`max_path_length` measures the longest shortest path between two positions in a stack of such layers.
@@ -44,6 +45,7 @@ __all__ = [
     "median_seconds_each",
     "online_softmax_update",
     "peak_memory",
+    "sink_window_mask",
     "sliding_window_attention",
     "sliding_window_mask",
     "strided_mask",
@@ -189,6 +191,19 @@ def sliding_window_mask(n: int, window: int) -> NDArray[np.bool_]:
     i = np.arange(n)[:, None]  # (n, 1)
     j = np.arange(n)[None, :]  # (1, n)
     return (j <= i) & (j > i - window)  # (n, n)
+
+
+def sink_window_mask(n: int, window: int, sinks: int) -> NDArray[np.bool_]:
+    """Boolean (n, n) causal mask of a sliding window with attention sinks (StreamingLLM, Xiao et al. 2024):
+    query i may attend to key j <= i when j is among its ``window`` most recent keys (itself included) or
+    among the first ``sinks`` positions. ``sinks = 0`` is :func:`sliding_window_mask`, ``window = 0`` the
+    sinks alone. True = may attend."""
+    if window < 0 or sinks < 0:
+        raise ValueError(f"window and sinks must be at least 0, got window = {window}, sinks = {sinks}")
+    i = np.arange(n)[:, None]  # (n, 1)
+    j = np.arange(n)[None, :]  # (1, n)
+    mask: NDArray[np.bool_] = (j <= i) & ((i - j < window) | (j < sinks))  # (n, n)
+    return mask
 
 
 def strided_mask(n: int, stride: int) -> NDArray[np.bool_]:

@@ -17,6 +17,7 @@ values ``(B, h, T_past, d_head)``. Importing this module imports torch (like :mo
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -199,7 +200,8 @@ class GPT(nn.Module):
 
 
 def _init(module: nn.Module) -> None:
-    """GPT-2's initialisation: normal(0, 0.02) weights, zero biases."""
+    """Normal(0, 0.02) for every weight matrix and both embeddings, zero biases. GPT-2's released code uses
+    0.02 for its token embedding and its layers' weights, but 0.01 for its position embedding."""
     if isinstance(module, (nn.Linear, nn.Embedding)):
         nn.init.normal_(module.weight, std=0.02)
     if isinstance(module, nn.Linear) and module.bias is not None:
@@ -220,10 +222,15 @@ def parameter_count(config: GPTConfig) -> int:
 
 def flops_per_token(config: GPTConfig, t: int | None = None) -> int:
     """Forward floating-point operations per token (2 per multiply-add) of the matrix products, at a
-    sequence of ``t`` tokens (by default the context), as Kaplan et al. (2020) count them:
-    2 N (N the parameters that multiply: every weight matrix but the embeddings') plus the attention scores
-    and the weighted sum, 2 * 2 * n_layers * t * d_model, for the average position of a causal sequence
-    counted at full length (the upper bound Kaplan et al. use)."""
+    sequence of ``t`` tokens (by default the context): 2 N, N the parameters that multiply (every weight
+    matrix but the embeddings'), plus attention's two products per layer, the scores Q K^T and the weighted
+    sum of the values, 2 * t * d_model each: 2 N + 4 n_layers t d_model.
+
+    Both products are counted over all ``t`` positions, as if no mask halved them (a causal model computes
+    them anyway, and torch's FlopCounterMode counts what is computed). This is the forward third of PaLM's
+    training count 6 N + 12 L H Q T (Chowdhery et al., 2022, appendix B; H Q = d_model), and the two
+    products Chinchilla's appendix F counts (Hoffmann et al., 2022), without its softmax. Kaplan et al.
+    (2020) write 2 N + 2 n_layer n_ctx d_attn, one attention term."""
     t = config.context if t is None else t
     d, f = config.d_model, config.d_ff
     matrices = config.n_layers * (4 * d * d + 2 * d * f) + config.vocab * d
@@ -370,7 +377,13 @@ def next_token_probs(
     logits: Tensor, temperature: float = 1.0, top_k: int | None = None, top_p: float | None = None
 ) -> Tensor:
     """The distribution to sample the next token from, (..., V): softmax(logits / temperature), restricted to
-    the ``top_k`` largest logits and then to the nucleus ``top_p`` when they are given."""
+    the ``top_k`` largest logits and then to the nucleus ``top_p`` when they are given. Temperature 0 is
+    the limit τ -> 0, greedy decoding: all the mass on the largest logit (the first, if tied)."""
+    if temperature < 0:
+        raise ValueError(f"the temperature must be 0 (greedy) or more, not {temperature}")
+    if temperature == 0:
+        greedy = torch.zeros(logits.shape, dtype=torch.float64)
+        return greedy.scatter_(-1, logits.argmax(dim=-1, keepdim=True), 1.0)
     logits = logits / temperature
     if top_k is not None:
         logits = top_k_logits(logits, top_k)
@@ -392,26 +405,36 @@ def generate(
     generator: torch.Generator | None = None,
     use_cache: bool = True,
 ) -> Tensor:
-    """``prompt`` (T,) followed by ``n_new`` sampled tokens, (T + n_new,), T + n_new <= the context.
+    """``prompt`` (T,) followed by ``n_new`` generated tokens, (T + n_new,), as many as asked: the model sees
+    the last ``context`` tokens at most (the prompt's last ones too, when it is longer).
 
     Each new token is drawn with ``torch.multinomial(probs, 1, generator=generator)`` from
-    :func:`next_token_probs` of the last position's logits. With ``use_cache`` the prompt is run once and each
-    new token alone, through :meth:`GPT.decode`; without, the whole sequence so far is run again at each
-    step. Both give the same tokens (the logits agree to rounding).
+    :func:`next_token_probs` of the last position's logits; at temperature 0 it is the argmax (greedy
+    decoding, no draw). With ``use_cache`` the prompt is run once and each new token alone, through
+    :meth:`GPT.decode`, until the context is full; from then on the window of the last ``context`` tokens
+    is run again at every step (the positions are learned: a cached key belongs to its position, so the
+    cache cannot slide). Without, the whole window is run at every step. Both give the same tokens (the
+    logits agree to rounding).
     """
+    if n_new < 0:
+        raise ValueError(f"n_new must be 0 or more, not {n_new}")
+    if len(prompt) == 0:
+        raise ValueError("the prompt must hold at least one token")
     model.eval()
-    if len(prompt) + n_new > model.config.context:
-        raise ValueError(
-            f"{len(prompt)} + {n_new} tokens do not fit in the context of {model.config.context}"
-        )
+    context = model.config.context
     tokens = prompt.tolist()
     cache: list[LayerCache] | None = None
     for _ in range(n_new):
-        if use_cache:
-            new = torch.tensor([tokens[-1:] if cache else tokens])  # (1, 1), or the prompt (1, T) at first
-            logits, cache = model.decode(new, cache)
+        window = tokens[-context:]
+        if not use_cache:
+            logits, _ = model(torch.tensor([window]))  # (1, T, V): the whole window again
+        elif cache is None or int(cache[0].k.shape[-2]) >= context:
+            logits, cache = model.decode(torch.tensor([window]))  # (1, T, V): the prompt, or a full window
         else:
-            logits, _ = model(torch.tensor([tokens]))  # (1, T, V): everything again
+            logits, cache = model.decode(torch.tensor([tokens[-1:]]), cache)  # (1, 1, V): the new token
+        if temperature == 0:
+            tokens.append(int(logits[0, -1].argmax()))  # greedy: the most probable token, no draw
+            continue
         probs = next_token_probs(logits[0, -1], temperature, top_k, top_p)  # (V,)
         tokens.append(int(torch.multinomial(probs, 1, generator=generator)))
     return torch.tensor(tokens)
@@ -428,15 +451,62 @@ def save_checkpoint(model: GPT, vocab: CharVocab, path: Path, **info: Any) -> No
 
 
 def load_checkpoint(
-    path: Path = CHECKPOINT_PATH, dtype: torch.dtype = torch.float64
+    path: Path = CHECKPOINT_PATH,
+    dtype: torch.dtype = torch.float64,
+    *,
+    config: GPTConfig | None = None,
+    vocab: CharVocab | None = None,
 ) -> tuple[GPT, CharVocab, dict[str, Any]]:
     """The model saved at ``path`` (in ``dtype``, float64 by default, for sums that do not depend on the
-    CPU's arithmetic), in eval mode, its vocabulary and the ``info`` it was saved with."""
+    CPU's arithmetic), in eval mode, its vocabulary and the ``info`` it was saved with.
+
+    A ValueError names the file and what differs when the file is not such a checkpoint: a config with
+    fields :class:`GPTConfig` lacks or misses, a vocabulary of another size than the config's, weights the
+    model does not have, lacks, or has in another shape; or when it is not the ``config`` or the ``vocab``
+    asked for."""
     saved = torch.load(path, weights_only=True)
-    model = GPT(GPTConfig(**saved["config"])).to(dtype)
-    missing, unexpected = model.load_state_dict(
-        {k: v.to(dtype) for k, v in saved["state"].items()}, strict=False
-    )
-    if unexpected or any(not name.endswith("mask") for name in missing):
-        raise ValueError(f"{path} does not hold the weights of this model: {missing or unexpected}")
-    return model.eval(), CharVocab(saved["chars"]), dict(saved["info"])
+    keys = {"config", "chars", "state", "info"}
+    if not isinstance(saved, dict) or set(saved) != keys:
+        found = sorted(saved) if isinstance(saved, dict) else type(saved).__name__
+        raise ValueError(f"{path} is not a checkpoint of course.gpt: it holds {found}, not {sorted(keys)}")
+    fields = [field.name for field in dataclasses.fields(GPTConfig)]
+    unknown = [name for name in saved["config"] if name not in fields]
+    if unknown:
+        raise ValueError(f"{path}: its config has fields GPTConfig does not have: {', '.join(unknown)}")
+    lacking = [name for name in fields if name not in saved["config"]]
+    if lacking:
+        raise ValueError(f"{path}: its config lacks the fields {', '.join(lacking)}")
+    saved_config = GPTConfig(**saved["config"])
+    chars = saved["chars"]
+    if len(chars) != saved_config.vocab:
+        raise ValueError(
+            f"{path}: its vocabulary has {len(chars)} characters, its config vocab={saved_config.vocab}"
+        )
+    if config is not None and saved_config != config:
+        differ = [
+            f"{name} {getattr(saved_config, name)} (not {getattr(config, name)})"
+            for name in fields
+            if getattr(saved_config, name) != getattr(config, name)
+        ]
+        raise ValueError(f"{path} holds another model: {', '.join(differ)}")
+    if vocab is not None and chars != vocab.chars:
+        raise ValueError(
+            f"{path} holds another vocabulary: {len(chars)} characters {chars!r}, not {vocab.chars!r}"
+        )
+    model = GPT(saved_config).to(dtype)
+    expected = {name: t for name, t in model.state_dict().items() if t.is_floating_point()}  # no mask buffers
+    state = saved["state"]
+    extra = [name for name in state if name not in expected]
+    if extra:
+        raise ValueError(f"{path} holds weights this model does not have: {', '.join(extra)}")
+    missing = [name for name in expected if name not in state]
+    if missing:
+        raise ValueError(f"{path} lacks weights this model has: {', '.join(missing)}")
+    for name, tensor in state.items():
+        if tensor.shape != expected[name].shape:
+            raise ValueError(
+                f"{path}: {name} has the shape {tuple(tensor.shape)}, the model {saved_config} "
+                f"needs {tuple(expected[name].shape)}"
+            )
+    model.load_state_dict({k: v.to(dtype) for k, v in state.items()}, strict=False)
+    return model.eval(), CharVocab(chars), dict(saved["info"])

@@ -34,7 +34,7 @@ FLOORS = (
     ("scheduler",),
     ("scheduler.postgres",),
     ("scheduler.service",),  # the class service and its client, over scheduler.postgres
-    (  # what the lessons import: the maths, its checkers, the figures, the lesson list
+    (  # what the lessons import: the maths, its checkers, the figures, the lesson list, the seed
         "course.attention",
         "course.block",
         "course.checkers",
@@ -46,6 +46,7 @@ FLOORS = (
         "course.log_space",
         "course.plots",
         "course.positions",
+        "course.seeds",
         "course.seq2seq",
     ),
     ("course.bank",),
@@ -298,6 +299,7 @@ def test_the_course_root_keeps_what_the_notebooks_import() -> None:
         "course.positions",
         "course.progress",
         "course.publishing",
+        "course.seeds",
         "course.seq2seq",
         "course.terminal",
         "course.widgets",

@@ -19,6 +19,11 @@
 - **The right option is not clearly the longest.** A choice question's right option may not be
   `MAX_RIGHT_OPTION_RATIO` (1.3) times as long (`rendered_length`) as every other option, or more: a learner
   could pick it by its length alone, without the share above ever being reached.
+- **The right option is not the only one that explains itself.** When a choice question's right option is the
+  longest (`right_option_is_longest`) and the only option that gives a reason (`gives_reason`: after a ``:``,
+  ``;`` or a dash, or with a word such as "because", "so" or "which", outside code and math), a learner can
+  pick it as the careful-sounding one without knowing the answer: give the wrong options their (wrong) reasons
+  too, or cut the right one's.
 - **A code question asks for one step.** Its solution has `MIN_CODE_LINES` (3) to `MAX_CODE_LINES` (15)
   lines, blank ones not counted: a card asks for what a learner writes from memory in a few minutes, not a
   whole exercise. (The rules about options do not apply to code questions, nor the one-sentence answer.)
@@ -56,6 +61,7 @@ __all__ = [
     "LintWarning",
     "example_numbers",
     "figures",
+    "gives_reason",
     "length_bias",
     "lint",
     "normalise",
@@ -77,6 +83,11 @@ _SENTENCE_END = re.compile(r"[.!?]['\")\]]*\s+\S|\n[ \t]*\n\s*\S")
 _ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.", "cf.")
 _MARKUP = re.compile(r"[`$*\\]")
 _NOT_WORD = re.compile(r"[^\w\s]|_")
+_REASON = re.compile(
+    r"[:;\N{EM DASH}\N{EN DASH}]|\s-\s"
+    r"|\b(?:because|since|so|as|which|thus|therefore|hence|whereas|otherwise|unless)\b",
+    re.IGNORECASE,
+)
 _NUMBER = re.compile(r"[-+\N{MINUS SIGN}]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
 
 
@@ -141,6 +152,18 @@ def right_option_is_longest(question: Question) -> bool:
     return all(right > length for length in lengths)
 
 
+def gives_reason(text: str) -> bool:
+    """Whether an option's text explains itself: a ``:``, ``;`` or dash, or a word such as "because", "so" or
+    "which", outside its code and math spans."""
+    return _REASON.search(_spans_as_words(text)) is not None
+
+
+def _only_reasoned_longest(question: Question) -> bool:
+    """Whether a choice question's right option is the longest and the only one that gives a reason."""
+    reasons = [gives_reason(option.text) for option in question.options]
+    return right_option_is_longest(question) and reasons[question.correct_option] and sum(reasons) == 1
+
+
 def normalise(answer: str | int | float) -> float | str:
     """The form in which answers are compared: a number when the answer is one (numeric answers; text that,
     without markup, reads as a number), otherwise the text lowercased, without markup and punctuation, white
@@ -180,6 +203,11 @@ def _answer_warnings(question: Question) -> list[str]:
             messages.append(
                 f"the right option is {ratio:.2f} times as long as the longest other one (under "
                 f"{MAX_RIGHT_OPTION_RATIO:g}: a learner must not find it by its length)"
+            )
+        if _only_reasoned_longest(question):
+            messages.append(
+                "the right option is the longest and the only one that gives a reason: give the wrong "
+                "options their reasons too, or cut the right one's"
             )
     if question.kind == Kind.NUMERIC and question.unit and not _unit_named(question):
         messages.append(f"the prompt does not say the answer's unit ({question.unit})")

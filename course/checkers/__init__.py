@@ -69,6 +69,7 @@ from course.checkers._kv_cache import check_cached_attention
 from course.checkers._layer_norm import (
     check_card_layer_norm,
     check_card_pre_ln_residual,
+    check_card_pre_ln_stack,
     check_layer_norm,
     check_layer_norm_backward,
 )
@@ -140,6 +141,7 @@ __all__ = [
     "check_card_padding_mask",
     "check_card_position_code",
     "check_card_pre_ln_residual",
+    "check_card_pre_ln_stack",
     "check_card_repeat_kv",
     "check_card_scaled_scores",
     "check_card_self_attention",

@@ -21,6 +21,7 @@ from course.efficient import (
     elu_feature_map,
     linear_attention,
     online_softmax_update,
+    sink_window_mask,
     sliding_window_mask,
 )
 
@@ -206,15 +207,6 @@ def check_window_mask(fn: Callable[[int, int], Any]) -> CheckResult:
         )
 
     return run_cases("sliding-window mask", fn, [case(6, 3), case(5, 1), case(4, 4), case(7, 2)])
-
-
-def sink_window_mask(n: int, window: int, sinks: int) -> NDArray[np.bool_]:
-    """The (n, n) causal mask of a sliding window with attention sinks (StreamingLLM, Xiao et al. 2024):
-    query i may attend to key j <= i when j is among its ``window`` most recent keys (itself included) or
-    among the first ``sinks`` positions. True = may attend."""
-    i, j = np.arange(n)[:, None], np.arange(n)[None, :]
-    mask: NDArray[np.bool_] = (j <= i) & ((i - j < window) | (j < sinks))
-    return mask
 
 
 SINKS_MISSING = (

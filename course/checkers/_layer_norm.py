@@ -1,5 +1,5 @@
 """Checkers for lesson 07's LayerNorm: LayerNorm from its definition and its backward pass, and the code
-cards of LayerNorm and of the pre-LN residual step.
+cards of LayerNorm, of the pre-LN residual step and of a pre-LN stack.
 
 The lesson's exercise here is :func:`check_layer_norm_backward`; :func:`check_layer_norm` checks what the
 lesson builds in its sections, for code cards and practice. The block's exercises are in
@@ -27,8 +27,13 @@ __all__ = [
     "LN_NO_MEAN",
     "LN_NO_SQRT",
     "LN_SWAPPED",
+    "STACK_EVERY_NORM",
+    "STACK_NORMED_RESIDUAL",
+    "STACK_NO_FINAL_NORM",
+    "STACK_POST_LN",
     "check_card_layer_norm",
     "check_card_pre_ln_residual",
+    "check_card_pre_ln_stack",
     "check_layer_norm",
     "check_layer_norm_backward",
     "layer_norm_backward",
@@ -287,4 +292,70 @@ def check_card_pre_ln_residual(fn: Callable[..., Any]) -> CheckResult:
 
     return run_cases(
         "pre-LN residual step", fn, [case("4 positions, d = 3", (4, 3)), case("a batch (2, 3, 5)", (2, 3, 5))]
+    )
+
+
+STACK_NO_FINAL_NORM = (
+    "the final LayerNorm is missing: a pre-LN stack ends with a residual addition, so it applies final_norm "
+    "once, after the last sublayer"
+)
+STACK_EVERY_NORM = (
+    "it applies final_norm after every sublayer; it comes once, after the last one (the residual path is "
+    "never normalized in between)"
+)
+STACK_POST_LN = (
+    "it is a post-LN stack, norm(x + sublayer(x)) at each step; pre-LN normalizes each sublayer's input "
+    "only: x + sublayer(norm(x)), then final_norm once"
+)
+STACK_NORMED_RESIDUAL = (
+    "the residual carries norm(x); it carries x itself, unnormalized: x + sublayer(norm(x)) at each step"
+)
+
+
+def check_card_pre_ln_stack(fn: Callable[..., Any]) -> CheckResult:
+    """Check ``fn(x, sublayers, norms, final_norm)``: a pre-LN stack, ``x = x + sublayer(norm(x))`` for each
+    (sublayer, norm) pair in order, then ``final_norm(x)``; every function takes and returns one array."""
+    rng = np.random.default_rng(1704)
+
+    def case(name: str, shape: tuple[int, ...], depth: int) -> Case:
+        d = shape[-1]
+
+        def make_norm() -> Callable[[Array], Array]:
+            gamma, beta = 1.0 + 0.5 * rng.standard_normal(d), rng.standard_normal(d)
+            return lambda z: _ln(z, gamma, beta, 1e-5)
+
+        def make_sublayer() -> Callable[[Array], Array]:
+            w = rng.standard_normal((d, d))
+            return lambda z: np.tanh(z @ w)
+
+        sublayers = [make_sublayer() for _ in range(depth)]
+        norms = [make_norm() for _ in range(depth)]
+        final_norm = make_norm()
+        x = rng.standard_normal(shape) * 3 + 2
+
+        def run(step: Callable[[Array, Callable[[Array], Array], Callable[[Array], Array]], Array]) -> Array:
+            z = x
+            for sublayer, norm in zip(sublayers, norms, strict=True):
+                z = step(z, sublayer, norm)
+            return z
+
+        pre = run(lambda z, f, n: z + f(n(z)))
+        every = x
+        for sublayer, norm in zip(sublayers, norms, strict=True):
+            every = final_norm(every + sublayer(norm(every)))
+        mistakes = (
+            (pre, STACK_NO_FINAL_NORM),
+            (every, STACK_EVERY_NORM),
+            (run(lambda z, f, n: n(z + f(z))), STACK_POST_LN),
+            (final_norm(run(lambda z, f, n: n(z) + f(n(z)))), STACK_NORMED_RESIDUAL),
+        )
+        return Case(name, (x, sublayers, norms, final_norm), final_norm(pre), mistakes=mistakes)
+
+    return run_cases(
+        "pre-LN stack",
+        fn,
+        [
+            case("2 sublayers, 4 positions, d = 3", (4, 3), 2),
+            case("3 sublayers, a batch (2, 3, 5)", (2, 3, 5), 3),
+        ],
     )

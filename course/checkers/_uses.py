@@ -263,45 +263,67 @@ def check_card_cross_attention(fn: Callable[..., Any]) -> CheckResult:
 
 USE_CROSS_CAUSAL = (
     "cross-attention gets a causal mask; the whole source is known before decoding starts, so every decoder "
-    "position may attend to every encoder position"
+    "position may attend to every real source position"
 )
 USE_ENCODER_CAUSAL = (
     "the encoder's self-attention gets a causal mask; an encoder reads its whole input, both ways"
 )
 USE_DECODER_OPEN = (
-    "the decoder's self-attention sees every position; it is causal: position i sees keys j <= i only"
+    "the decoder's self-attention sees every real position; it is causal: position i sees keys j <= i only"
 )
 USE_DECODER_UPPER = "the decoder's mask is the upper triangle, j >= i, the future; keep the lower one, j <= i"
+USE_NO_PADDING = "the padding is missing: block the keys j >= key_lengths[b] of each sequence, in every use"
+USE_QUERY_AXIS = (
+    "the padding is applied on the query axis; key_lengths bounds the keys j, the last axis: real[:, None, :]"
+)
+USE_INVERTED_PADDING = (
+    "the padding mask is inverted: it keeps the padded keys and blocks the real ones; key j is real when "
+    "j < key_lengths[b]"
+)
 
 
-def check_card_use_mask(fn: Callable[[str, int, int], Any]) -> CheckResult:
-    """Check ``fn(use, t_q, t_k)``: the (t_q, t_k) boolean mask (True = may attend) of ``use``: "encoder"
-    (everything), "decoder" (causal, t_q == t_k) or "cross" (everything)."""
+def check_card_use_mask(fn: Callable[[str, int, int, NDArray[Any]], Any]) -> CheckResult:
+    """Check ``fn(use, t_q, t_k, key_lengths)``: the (B, t_q, t_k) boolean mask (True = may attend) of
+    ``use`` over a right-padded batch whose keys' sequences have ``key_lengths`` (B,) real positions:
+    "encoder" and "cross" block only the padded keys, "decoder" (t_q == t_k) is causal too."""
 
-    def case(use: str, t_q: int, t_k: int) -> Case:
-        everything = np.ones((t_q, t_k), dtype=bool)
-        lower = np.tri(t_q, t_k, dtype=bool)
+    def case(use: str, t_q: int, t_k: int, lengths: list[int]) -> Case:
+        n = np.array(lengths)
+        shape = (len(lengths), t_q, t_k)
+        real = np.broadcast_to(padding_mask(n, t_k)[:, None, :], shape)  # (B, t_q, t_k): the real keys
+        lower = np.tri(t_q, t_k, dtype=bool)  # (t_q, t_k): j <= i
         if use == "decoder":
-            right = lower
+            right = real & lower
             mistakes: Mistakes = (
-                (everything, USE_DECODER_OPEN),
-                (np.tri(t_q, t_k, dtype=bool).T, USE_DECODER_UPPER),
+                (real, USE_DECODER_OPEN),
+                (real & lower.T, USE_DECODER_UPPER),
+                (np.broadcast_to(lower, shape), USE_NO_PADDING),
+                (~real & lower, USE_INVERTED_PADDING),
             )
         else:
-            right = everything
-            mistakes = ((lower, USE_CROSS_CAUSAL if use == "cross" else USE_ENCODER_CAUSAL),)
-        name = f'"{use}", t_q = {t_q}, t_k = {t_k}'
-        return Case(name, (use, t_q, t_k), right, mistakes=mistakes, mask_words=mask_words)
+            right = real
+            causal_words = USE_CROSS_CAUSAL if use == "cross" else USE_ENCODER_CAUSAL
+            mistakes = (
+                (real & lower, causal_words),
+                (real & causal_mask(t_q, t_k), causal_words),
+                (np.ones(shape, dtype=bool), USE_NO_PADDING),
+                (~real, USE_INVERTED_PADDING),
+            )
+        if t_q == t_k:
+            by_query = np.broadcast_to(padding_mask(n, t_q)[:, :, None], shape)  # (B, t_q, t_k): wrong axis
+            mistakes += ((by_query & (lower if use == "decoder" else True), USE_QUERY_AXIS),)
+        name = f'"{use}", t_q = {t_q}, t_k = {t_k}, key lengths {", ".join(map(str, lengths))}'
+        return Case(name, (use, t_q, t_k, n), right, mistakes=mistakes, mask_words=mask_words)
 
     return run_cases(
         "mask of each use",
         fn,
         [
-            case("encoder", 3, 3),
-            case("decoder", 4, 4),
-            case("cross", 3, 5),
-            case("cross", 4, 4),
-            case("decoder", 1, 1),
+            case("encoder", 4, 4, [4, 2]),
+            case("decoder", 4, 4, [3, 4]),
+            case("cross", 3, 5, [5, 2]),
+            case("cross", 4, 4, [4, 3]),
+            case("decoder", 1, 1, [1]),
         ],
     )
 

@@ -107,6 +107,8 @@ def asked(qid: str, prompt: str, answer: str) -> str:
     return recall(qid, answer).replace('prompt = "P"', f"prompt = {json.dumps(prompt)}")
 
 
+FAIR = (fair("00-b"), fair("00-c"), fair("00-d"))  # keeps the share of longest right options under 40%
+
 CASES: list[tuple[str, dict[str, str], list[str]]] = [
     ("clean", {A: lesson("00", recall("00-a", "One sentence, e.g. this one."), numeric("00-b", 64))}, []),
     # ---- the right option clearly the longest (issue 23: 07-no-residual-result, 1.75 times)
@@ -121,6 +123,30 @@ CASES: list[tuple[str, dict[str, str], list[str]]] = [
     (
         "right option 1.2 times as long",
         {A: lesson("00", choice("00-a", "abcdefghijkl", "abcdefghij"), fair("00-b"), fair("00-c"))},
+        [],
+    ),
+    # ---- the right option the longest and the only one with a reason (issue 34: 07-paper-dropout)
+    (
+        "the only reasoned option is the right one and the longest",
+        {A: lesson("00", choice("00-a", "yes, because it is", "no it is not ever", "maybe not"), *FAIR)},
+        [
+            f"{A}: question '00-a': the right option is the longest and the only one that gives a reason: "
+            "give the wrong options their reasons too, or cut the right one's"
+        ],
+    ),
+    (
+        "a wrong option gives a reason too",
+        {A: lesson("00", choice("00-a", "yes, because it is", "no: it is not eve", "maybe not"), *FAIR)},
+        [],
+    ),
+    (
+        "the reasoned right option is not the longest",
+        {A: lesson("00", choice("00-a", "yes, so it is", "no it is not at all", "maybe"), *FAIR)},
+        [],
+    ),
+    (
+        "a reason word inside code does not count",
+        {A: lesson("00", choice("00-a", "yes `because` yes!!", "no it is not yet", "maybe not"), *FAIR)},
         [],
     ),
     ("a wrong option twice as long", {A: lesson("00", choice("00-a", "abcde", "abcdefghij"))}, []),

@@ -12,6 +12,7 @@ from course.block import (
     CausalSelfAttention,
     TinyDecoder,
     copy_encoder_layer,
+    follow_last_occurrence,
     induction_score,
     layer_norm,
     next_token_accuracy,
@@ -138,6 +139,20 @@ def test_repeated_batch_repeats_with_its_period() -> None:
     assert tokens.shape == (50, 24) and periods.min() >= 4 and periods.max() <= 10
     for row, p in zip(tokens, periods.tolist(), strict=True):
         assert torch.equal(row[p:], row[:-p])
+
+
+def test_follow_last_occurrence_copies_what_followed_the_last_time() -> None:
+    tokens = torch.tensor([[5, 1, 5, 2, 5, 1, 7], [3, 3, 3, 4, 0, 0, 3]])
+    assert follow_last_occurrence(tokens).tolist() == [[-1, -1, 1, -1, 2, 5, -1], [-1, 3, 3, -1, -1, 0, 4]]
+
+
+def test_follow_last_occurrence_is_wrong_only_where_a_chunk_repeats_a_token() -> None:
+    tokens, periods = repeated_batch(torch.Generator().manual_seed(2), 200, 24, 64)
+    right = follow_last_occurrence(tokens)[:, :-1] == tokens[:, 1:]  # (B, T-1)
+    predictable = torch.arange(23)[None, :] >= periods[:, None]  # (B, T-1)
+    repeats = [len(set(row[:p].tolist())) < p for row, p in zip(tokens, periods.tolist(), strict=True)]
+    wrong_rows = {b for b in range(200) if not right[b][predictable[b]].all()}
+    assert wrong_rows and wrong_rows <= {b for b in range(200) if repeats[b]}
 
 
 def test_scores_of_perfect_heads() -> None:

@@ -34,6 +34,11 @@ from course.checkers._layer_norm import (
     LNB_STATS_CONSTANT,
     LNB_SUM_NOT_MEAN,
     LNB_UNBIASED,
+    STACK_EVERY_NORM,
+    STACK_NO_FINAL_NORM,
+    STACK_NORMED_RESIDUAL,
+    STACK_POST_LN,
+    check_card_pre_ln_stack,
     layer_norm_backward,
 )
 
@@ -500,3 +505,49 @@ def test_the_pre_ln_decoder_block_says_when_its_input_is_changed() -> None:
         "✗ pre-LN decoder block, case 1 of 3 (B = 2, T_dec = 4, T_enc = 6, d_model = 8, 2 heads): your "
         "function changed its input `y` in place; compute a new tensor instead."
     )
+
+
+# ---- the pre-LN stack (a code card's checker, lesson 07 section 3)
+
+
+def pre_ln_stack(bug: str = "") -> Any:
+    """A pre-LN stack as a learner writes it, with one typical mistake named by `bug`."""
+
+    def stack(x, sublayers, norms, final_norm):
+        for sublayer, norm in zip(sublayers, norms, strict=True):
+            if bug == "post-LN":
+                x = norm(x + sublayer(x))
+            elif bug == "normed residual":
+                x = norm(x)
+                x = x + sublayer(x)
+            else:
+                x = x + sublayer(norm(x))
+            if bug == "final norm every step":
+                x = final_norm(x)
+        if bug in ("no final norm", "post-LN", "final norm every step"):
+            return x
+        return final_norm(x)
+
+    return stack
+
+
+def test_the_pre_ln_stack_passes() -> None:
+    result = check_card_pre_ln_stack(pre_ln_stack())
+    assert result.ok and result.message == "✓ pre-LN stack: all 2 cases pass."
+
+
+@pytest.mark.parametrize(
+    ("bug", "words"),
+    [
+        ("no final norm", STACK_NO_FINAL_NORM),
+        ("post-LN", STACK_POST_LN),
+        ("normed residual", STACK_NORMED_RESIDUAL),
+        ("final norm every step", STACK_EVERY_NORM),
+    ],
+)
+def test_each_pre_ln_stack_mistake_is_named(bug: str, words: str) -> None:
+    message = check_card_pre_ln_stack(pre_ln_stack(bug)).message
+    assert message.startswith(
+        "✗ pre-LN stack, case 1 of 2 (2 sublayers, 4 positions, d = 3): output[0, 0] is "
+    )
+    assert message.endswith(f"; {words}.")

@@ -652,44 +652,100 @@ def cross_attention(x_dec, memory, w_q, w_k, w_v):
         ),
     ),
     (
-        "06-code-use-mask",
+        "06-code-use-mask-padded",
         """
-def use_mask(use, t_q, t_k):
+def use_mask(use, t_q, t_k, key_lengths):
+    real = np.arange(t_k)[None, None, :] < key_lengths[:, None, None]
     if use == "encoder":
-        return np.ones((t_q, t_k), dtype=bool)
-    return np.tril(np.ones((t_q, t_k), dtype=bool))
+        return np.ones((t_q, t_k), dtype=bool) & real
+    return np.tril(np.ones((t_q, t_k), dtype=bool)) & real
 """,
         (
-            '✗ mask of each use, case 3 of 5 ("cross", t_q = 3, t_k = 5): query 0 is blocked from key 1, '
-            "which it may see (mask[0, 1] should be True); cross-attention gets a causal mask; the whole "
-            "source is known before decoding starts, so every decoder position may attend to every encoder "
-            "position."
+            '✗ mask of each use, case 3 of 5 ("cross", t_q = 3, t_k = 5, key lengths 5, 2): query 0 of '
+            "sequence 0 is blocked from key 1, which it may see (mask[0, 0, 1] should be True); "
+            "cross-attention gets a causal mask; the whole source is known before decoding starts, so every "
+            "decoder position may attend to every real source position."
         ),
     ),
     (
-        "06-code-use-mask",
+        "06-code-use-mask-padded",
         """
-def use_mask(use, t_q, t_k):
+def use_mask(use, t_q, t_k, key_lengths):
+    real = np.arange(t_k)[None, None, :] < key_lengths[:, None, None]
+    allowed = np.ones((t_q, t_k), dtype=bool)
+    if use != "cross":
+        allowed = np.tril(allowed)
+    return allowed & real
+""",
+        (
+            '✗ mask of each use, case 1 of 5 ("encoder", t_q = 4, t_k = 4, key lengths 4, 2): query 0 of '
+            "sequence 0 is blocked from key 1, which it may see (mask[0, 0, 1] should be True); the "
+            "encoder's self-attention gets a causal mask; an encoder reads its whole input, both ways."
+        ),
+    ),
+    (
+        "06-code-use-mask-padded",
+        """
+def use_mask(use, t_q, t_k, key_lengths):
+    real = np.arange(t_k)[None, None, :] < key_lengths[:, None, None]
+    allowed = np.ones((t_q, t_k), dtype=bool)
     if use == "decoder":
-        return np.triu(np.ones((t_q, t_k), dtype=bool))
-    return np.ones((t_q, t_k), dtype=bool)
+        allowed = np.triu(allowed)
+    return allowed & real
 """,
         (
-            '✗ mask of each use, case 2 of 5 ("decoder", t_q = 4, t_k = 4): query 0 may attend to key 1, '
-            "which it must not see (mask[0, 1] should be False); the decoder's mask is the upper triangle, j "
-            ">= i, the future; keep the lower one, j <= i."
+            '✗ mask of each use, case 2 of 5 ("decoder", t_q = 4, t_k = 4, key lengths 3, 4): query 0 of '
+            "sequence 0 may attend to key 1, which it must not see (mask[0, 0, 1] should be False); the "
+            "decoder's mask is the upper triangle, j >= i, the future; keep the lower one, j <= i."
         ),
     ),
     (
-        "06-code-use-mask",
+        "06-code-use-mask-padded",
         """
-def use_mask(use, t_q, t_k):
-    return np.tril(np.ones((t_q, t_k), dtype=bool))
+def use_mask(use, t_q, t_k, key_lengths):
+    real = np.arange(t_q)[None, :, None] < key_lengths[:, None, None]
+    allowed = np.ones((t_q, t_k), dtype=bool)
+    if use == "decoder":
+        allowed = np.tril(allowed)
+    return allowed & real
 """,
         (
-            '✗ mask of each use, case 1 of 5 ("encoder", t_q = 3, t_k = 3): query 0 is blocked from key 1, '
-            "which it may see (mask[0, 1] should be True); the encoder's self-attention gets a causal mask; "
-            "an encoder reads its whole input, both ways."
+            '✗ mask of each use, case 1 of 5 ("encoder", t_q = 4, t_k = 4, key lengths 4, 2): query 0 of '
+            "sequence 1 may attend to key 2, which it must not see (mask[1, 0, 2] should be False); the "
+            "padding is applied on the query axis; key_lengths bounds the keys j, the last axis: "
+            "real[:, None, :]."
+        ),
+    ),
+    (
+        "06-code-use-mask-padded",
+        """
+def use_mask(use, t_q, t_k, key_lengths):
+    pad = np.arange(t_k)[None, None, :] >= key_lengths[:, None, None]
+    allowed = np.ones((t_q, t_k), dtype=bool)
+    if use == "decoder":
+        allowed = np.tril(allowed)
+    return allowed & pad
+""",
+        (
+            '✗ mask of each use, case 1 of 5 ("encoder", t_q = 4, t_k = 4, key lengths 4, 2): query 0 of '
+            "sequence 0 is blocked from key 0, which it may see (mask[0, 0, 0] should be True); the padding "
+            "mask is inverted: it keeps the padded keys and blocks the real ones; key j is real when "
+            "j < key_lengths[b]."
+        ),
+    ),
+    (
+        "06-code-use-mask-padded",
+        """
+def use_mask(use, t_q, t_k, key_lengths):
+    allowed = np.ones((len(key_lengths), t_q, t_k), dtype=bool)
+    if use == "decoder":
+        allowed = np.tril(allowed)
+    return allowed
+""",
+        (
+            '✗ mask of each use, case 1 of 5 ("encoder", t_q = 4, t_k = 4, key lengths 4, 2): query 0 of '
+            "sequence 1 may attend to key 2, which it must not see (mask[1, 0, 2] should be False); the "
+            "padding is missing: block the keys j >= key_lengths[b] of each sequence, in every use."
         ),
     ),
     (
@@ -789,40 +845,45 @@ def layer_norm(x, gamma, beta, eps):
         ),
     ),
     (
-        "07-code-pre-ln-residual",
+        "07-code-pre-ln-stack",
         """
-def pre_ln_residual(x, sublayer, norm):
-    return norm(x + sublayer(x))
+def pre_ln_stack(x, sublayers, norms, final_norm):
+    for sublayer, norm in zip(sublayers, norms):
+        x = x + sublayer(norm(x))
+    return x
 """,
         (
-            "✗ pre-LN residual step, case 1 of 2 (4 positions, d = 3): output[0, 0] is -1.53255, "
-            "expected -2.51404; it is the post-LN step, norm(x + sublayer(x)); pre-LN normalizes the "
-            "sublayer's input only: x + sublayer(norm(x))."
+            "✗ pre-LN stack, case 1 of 2 (2 sublayers, 4 positions, d = 3): output[0, 0] is 0.447988, "
+            "expected -0.173946; the final LayerNorm is missing: a pre-LN stack ends with a residual "
+            "addition, so it applies final_norm once, after the last sublayer."
         ),
     ),
     (
-        "07-code-pre-ln-residual",
+        "07-code-pre-ln-stack",
         """
-def pre_ln_residual(x, sublayer, norm):
-    x = norm(x)
-    return x + sublayer(x)
+def pre_ln_stack(x, sublayers, norms, final_norm):
+    for sublayer, norm in zip(sublayers, norms):
+        x = norm(x) + sublayer(norm(x))
+    return final_norm(x)
 """,
         (
-            "✗ pre-LN residual step, case 1 of 2 (4 positions, d = 3): output[0, 0] is -2.35566, "
-            "expected -2.51404; the residual carries norm(x); it carries x itself, unnormalized: x + "
-            "sublayer(norm(x))."
+            "✗ pre-LN stack, case 1 of 2 (2 sublayers, 4 positions, d = 3): output[0, 0] is 1.19364, "
+            "expected -0.173946; the residual carries norm(x); it carries x itself, unnormalized: x + "
+            "sublayer(norm(x)) at each step."
         ),
     ),
     (
-        "07-code-pre-ln-residual",
+        "07-code-pre-ln-stack",
         """
-def pre_ln_residual(x, sublayer, norm):
-    return sublayer(norm(x))
+def pre_ln_stack(x, sublayers, norms, final_norm):
+    for sublayer, norm in zip(sublayers, norms):
+        x = final_norm(x + sublayer(norm(x)))
+    return x
 """,
         (
-            "✗ pre-LN residual step, case 1 of 2 (4 positions, d = 3): output[0, 0] is -0.83177, "
-            "expected -2.51404; the residual is missing: add x, the block's input, to "
-            "sublayer(norm(x))."
+            "✗ pre-LN stack, case 1 of 2 (2 sublayers, 4 positions, d = 3): output[0, 0] is 0.357324, "
+            "expected -0.173946; it applies final_norm after every sublayer; it comes once, after the last "
+            "one (the residual path is never normalized in between)."
         ),
     ),
     (

@@ -24,6 +24,7 @@ from course.efficient import (
     median_seconds_each,
     online_softmax_update,
     peak_memory,
+    sink_window_mask,
     sliding_window_attention,
     sliding_window_mask,
     strided_mask,
@@ -110,6 +111,29 @@ def test_sliding_window_attention_equals_masked_torch(n: int, window: int) -> No
         assert np.array_equal(mask, np.tril(np.ones((n, n), dtype=bool)))
     with pytest.raises(ValueError):
         sliding_window_mask(n, 0)
+
+
+def test_sink_window_mask_adds_the_first_keys_to_the_window() -> None:
+    expected = np.array(
+        [
+            [1, 0, 0, 0, 0, 0],
+            [1, 1, 0, 0, 0, 0],
+            [1, 1, 1, 0, 0, 0],
+            [1, 0, 1, 1, 0, 0],
+            [1, 0, 0, 1, 1, 0],
+            [1, 0, 0, 0, 1, 1],
+        ],
+        dtype=bool,
+    )
+    assert np.array_equal(sink_window_mask(6, 2, 1), expected)
+    assert np.array_equal(sink_window_mask(9, 3, 0), sliding_window_mask(9, 3))
+    assert np.array_equal(sink_window_mask(5, 1, 5), np.tril(np.ones((5, 5), dtype=bool)))
+    assert int(sink_window_mask(1024, 128, 4).sum()) == 122_944 + 3_578  # the window's pairs, plus the sinks'
+    sinks_alone = np.tril(np.ones((4, 4), dtype=bool)) & (np.arange(4) < 2)  # (4, 4): keys 0 and 1 only
+    assert np.array_equal(sink_window_mask(4, 0, 2), sinks_alone)
+    with pytest.raises(ValueError) as raised:
+        sink_window_mask(4, 2, -1)
+    assert str(raised.value) == "window and sinks must be at least 0, got window = 2, sinks = -1"
 
 
 def test_strided_mask_connects_everything_in_two_steps() -> None:

@@ -5,6 +5,8 @@ would write them, with their exact sentences."""
 from __future__ import annotations
 
 import math
+import re
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -48,7 +50,9 @@ from course.gpt import (
     load_checkpoint,
     load_text,
     lr_at,
+    next_token_probs,
     parameter_count,
+    save_checkpoint,
     top_k_logits,
     top_p_probs,
 )
@@ -134,8 +138,49 @@ def test_generation_is_the_same_with_and_without_the_cache() -> None:
             for c in (True, False)
         ]
         assert torch.equal(runs[0], runs[1]) and runs[0].shape == (12,) and torch.equal(runs[0][:3], prompt)
-    with pytest.raises(ValueError, match="do not fit"):
-        generate(model, prompt, 10)
+
+
+def _greedy_by_hand(model: GPT, prompt: list[int], n_new: int) -> list[int]:
+    """The argmax path, one full pass over the last ``context`` tokens per step."""
+    tokens = list(prompt)
+    with torch.no_grad():
+        for _ in range(n_new):
+            logits, _ = model(torch.tensor([tokens[-model.config.context :]]))
+            tokens.append(int(logits[0, -1].argmax()))
+    return tokens
+
+
+def test_temperature_0_is_greedy_decoding() -> None:
+    model = _model()
+    generator = torch.Generator().manual_seed(5)
+    state = generator.get_state()
+    for use_cache in (True, False):
+        out = generate(
+            model, torch.tensor([1, 2, 3]), 9, temperature=0, generator=generator, use_cache=use_cache
+        )
+        assert out.tolist() == _greedy_by_hand(model, [1, 2, 3], 9)
+    assert torch.equal(generator.get_state(), state)  # no draw
+    probs = next_token_probs(torch.tensor([[1.0, 3.0, 3.0], [2.0, 0.0, 1.0]]), temperature=0)
+    assert probs.tolist() == [[0.0, 1.0, 0.0], [1.0, 0.0, 0.0]]  # all on the largest, the first if tied
+    with pytest.raises(ValueError, match=r"^the temperature must be 0 \(greedy\) or more, not -1.0$"):
+        generate(model, torch.tensor([1]), 2, temperature=-1.0)
+
+
+def test_generation_goes_on_past_the_context() -> None:
+    model = _model()  # context 12
+    prompt = torch.tensor([1, 2, 3])
+    runs = [
+        generate(model, prompt, 20, generator=torch.Generator().manual_seed(5), use_cache=c)
+        for c in (True, False)
+    ]
+    assert torch.equal(runs[0], runs[1]) and runs[0].shape == (23,) and torch.equal(runs[0][:3], prompt)
+    assert generate(model, prompt, 20, temperature=0).tolist() == _greedy_by_hand(model, [1, 2, 3], 20)
+    long_prompt = torch.arange(15) % 11  # longer than the context: its last 12 tokens are read
+    out = generate(model, long_prompt, 4, temperature=0)
+    assert out.tolist() == _greedy_by_hand(model, long_prompt.tolist(), 4)
+    assert torch.equal(out[:15], long_prompt)
+    with pytest.raises(ValueError, match=r"^n_new must be 0 or more, not -1$"):
+        generate(model, prompt, -1)
 
 
 def test_top_k_and_top_p_keep_what_they_should() -> None:
@@ -176,6 +221,104 @@ def test_the_checkpoint_loads_and_beats_the_baselines() -> None:
     val = evaluate_loss(model, data[split:])
     assert info["steps"] == 4000 and model.config == GPTConfig(78, 128, 64, 4, 2, 256)
     assert round(val, 3) == 1.820 and val < bigram_loss(data[:split], data[split:], 78) - 0.5
+
+
+def _saved(
+    tmp_path: Path, config: GPTConfig = SMALL, chars: str = "abcdefghijk"
+) -> tuple[Path, dict[str, Any]]:
+    """A small model's checkpoint saved in ``tmp_path``, and what it holds, to be altered and saved again."""
+    path = tmp_path / "small.pt"
+    save_checkpoint(_model(config), CharVocab(chars), path, steps=3)
+    return path, torch.load(path, weights_only=True)
+
+
+def test_a_checkpoint_round_trips(tmp_path: Path) -> None:
+    path, _ = _saved(tmp_path)
+    model, vocab, info = load_checkpoint(path, config=SMALL, vocab=CharVocab("abcdefghijk"))
+    assert model.config == SMALL and vocab.chars == "abcdefghijk" and info == {"steps": 3}
+    tied = GPTConfig(11, 12, 8, 2, 2, 16, tied=True)
+    path, _ = _saved(tmp_path, tied)
+    model, _, _ = load_checkpoint(path)
+    assert model.config == tied and model.unembed.weight is model.embed.weight
+
+
+def _altered(tmp_path: Path, change: Any) -> Path:
+    path, saved = _saved(tmp_path)
+    change(saved)
+    torch.save(saved, path)
+    return path
+
+
+def test_a_checkpoint_of_another_shape_names_the_weight(tmp_path: Path) -> None:
+    def wider_embedding(saved: dict[str, Any]) -> None:
+        saved["state"]["embed.weight"] = torch.zeros(11, 10, dtype=torch.float16)
+
+    path = _altered(tmp_path, wider_embedding)
+    message = f"{path}: embed.weight has the shape (11, 10), the model {SMALL} needs (11, 8)"
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        load_checkpoint(path)
+
+
+def test_a_checkpoint_with_an_extra_or_a_missing_weight_names_it(tmp_path: Path) -> None:
+    def extra(saved: dict[str, Any]) -> None:
+        saved["state"]["blocks.2.norm1.weight"] = torch.ones(8, dtype=torch.float16)
+
+    def missing(saved: dict[str, Any]) -> None:
+        del saved["state"]["norm.bias"]
+
+    path = _altered(tmp_path, extra)
+    message = f"{path} holds weights this model does not have: blocks.2.norm1.weight"
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        load_checkpoint(path)
+    path = _altered(tmp_path, missing)
+    with pytest.raises(ValueError, match=f"^{re.escape(f'{path} lacks weights this model has: norm.bias')}$"):
+        load_checkpoint(path)
+
+
+def test_a_checkpoint_whose_config_has_other_fields_names_them(tmp_path: Path) -> None:
+    def unknown(saved: dict[str, Any]) -> None:
+        saved["config"]["dropout"] = 0.1
+
+    def lacking(saved: dict[str, Any]) -> None:
+        del saved["config"]["tied"]
+
+    path = _altered(tmp_path, unknown)
+    message = f"{path}: its config has fields GPTConfig does not have: dropout"
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        load_checkpoint(path)
+    path = _altered(tmp_path, lacking)
+    with pytest.raises(ValueError, match=f"^{re.escape(f'{path}: its config lacks the fields tied')}$"):
+        load_checkpoint(path)
+
+
+def test_a_checkpoint_whose_vocabulary_is_not_its_config_s_says_so(tmp_path: Path) -> None:
+    def shorter(saved: dict[str, Any]) -> None:
+        saved["chars"] = "abcdefghij"
+
+    path = _altered(tmp_path, shorter)
+    message = f"{path}: its vocabulary has 10 characters, its config vocab=11"
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        load_checkpoint(path)
+
+
+def test_a_checkpoint_that_is_not_the_one_asked_for_says_what_differs(tmp_path: Path) -> None:
+    path, _ = _saved(tmp_path)
+    wanted = GPTConfig(11, 16, 8, 2, 3, 16)
+    message = f"{path} holds another model: context 12 (not 16), n_layers 2 (not 3)"
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        load_checkpoint(path, config=wanted)
+    message = f"{path} holds another vocabulary: 11 characters 'abcdefghijk', not 'abcdefghijK'"
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        load_checkpoint(path, vocab=CharVocab("abcdefghijK"))
+
+
+def test_a_file_that_is_not_a_checkpoint_says_so(tmp_path: Path) -> None:
+    path = tmp_path / "weights.pt"
+    torch.save({"embed.weight": torch.zeros(2, 2)}, path)
+    keys = "['chars', 'config', 'info', 'state']"
+    message = f"{path} is not a checkpoint of course.gpt: it holds ['embed.weight'], not {keys}"
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        load_checkpoint(path)
 
 
 # -- the checkers ------------------------------------------------------------------------------------------

@@ -101,6 +101,20 @@ def test_an_exercise_is_counted_by_the_lines_of_its_solution(tmp_path: Path) -> 
     assert (found.exercises, found.code_lines) == ((2,), 5)  # comments and markers are not counted
 
 
+def test_a_derivation_on_paper_adds_its_own_minutes(tmp_path: Path) -> None:
+    cells = [
+        nbformat.v4.new_markdown_cell("**Exercise 1 (transfer, derivation): a backward pass.** Derive it."),
+        nbformat.v4.new_code_cell("def f(x):\n    ### BEGIN SOLUTION\n    return x\n    ### END SOLUTION"),
+        nbformat.v4.new_markdown_cell("**Exercise 2 (transfer): derivation is only a word here.**"),
+        nbformat.v4.new_code_cell("def g(x):\n    ### BEGIN SOLUTION\n    return x\n    ### END SOLUTION"),
+    ]
+    nbformat.write(nbformat.v4.new_notebook(cells=cells), tmp_path / "n.ipynb")
+    found = estimate(tmp_path / "n.ipynb", questions=0)
+    assert (found.exercises, found.derivations) == ((1, 1), 1)
+    # two exercises of one line (10.75 minutes each), one of them a derivation (20 more)
+    assert found.exact - found.words / 130 - found.code_lines / 10 == 10.75 + 10.75 + 20
+
+
 # -- no lesson asserts a timing ---------------------------------------------------------------------------
 
 # Calls whose result is a time: the clocks, timeit, and the course's timers (course.efficient).
