@@ -40,13 +40,20 @@ from scheduler.postgres._connection import (
 )
 from scheduler.postgres._live import LiveAnswers, LiveRoom, LiveState, QuestionClosedError, RoomBusyError
 from scheduler.postgres._pool import ClassPool
-from scheduler.postgres._roles import add_instructor, add_learner, add_service, install
+from scheduler.postgres._roles import (
+    LEARNER_CONNECTION_LIMIT,
+    add_instructor,
+    add_learner,
+    add_service,
+    install,
+)
 from scheduler.postgres._schema import INSTRUCTOR_ROLE, LEARNER_ROLE, SCHEMA, SCHEMA_VERSION, SERVICE_ROLE
 from scheduler.postgres._store import PostgresStore
 from scheduler.postgres._version import NotInstalledError, SchemaTooOldError, schema_version
 
 __all__ = [
     "INSTRUCTOR_ROLE",
+    "LEARNER_CONNECTION_LIMIT",
     "LEARNER_ROLE",
     "SCHEMA",
     "SCHEMA_VERSION",

@@ -40,9 +40,19 @@ from scheduler.postgres._schema import (
 from scheduler.postgres._sql import REPORT_TIMEOUT_MS, role_name_problem, transaction
 from scheduler.postgres._version import NotInstalledError, read_version
 
-__all__ = ["INSTALL_LOCK_TIMEOUT_MS", "add_instructor", "add_learner", "add_service", "install"]
+__all__ = [
+    "INSTALL_LOCK_TIMEOUT_MS",
+    "LEARNER_CONNECTION_LIMIT",
+    "add_instructor",
+    "add_learner",
+    "add_service",
+    "install",
+]
 
 INSTALL_LOCK_TIMEOUT_MS = 3000  # how long install and add_* wait for a lock that someone else holds
+# A learner's own connections at once (CONNECTION LIMIT): a kernel's store takes one, a few notebooks a few;
+# without a limit one learner could take every connection slot of the server (issue 35)
+LEARNER_CONNECTION_LIMIT = 8
 # install's lock before its version table exists (once, before any learner): an advisory lock
 _FIRST_INSTALL_LOCK = int.from_bytes(b"AtCs", "big") << 8
 _ATTRIBUTES = (  # pg_roles' privileged attributes, as refusals say them
@@ -56,6 +66,9 @@ _ATTRIBUTES = (  # pg_roles' privileged attributes, as refusals say them
 # the large-object functions that store data: PUBLIC's, given to pg_read_all_stats (a superuser's install)
 _STATISTICS = r"'pg\_stat\_%'"
 _LARGE_OBJECTS = "('lo_creat', 'lo_create', 'lo_from_bytea', 'lo_import')"
+# the advisory-lock functions: each lock a session takes holds a slot of the server's shared lock table, and a
+# learner taking thousands filled it (every new connection then failed with "out of shared memory")
+_ADVISORY = r"'pg\_%advisory%'"
 _FUNCTIONS = (
     "SELECT p.oid::regprocedure::text FROM pg_proc p WHERE p.pronamespace = 'pg_catalog'::regnamespace"
 )
@@ -105,6 +118,7 @@ def install(
                     for statement in grant_statements(known):
                         connection.execute(statement.encode())
                     _apply(connection, policies(known), replace=version < known)
+                    _limit_learners(connection)
                     left = _take_away(connection, where)
                 for warning in left:
                     warnings.warn(warning, UserWarning, stacklevel=2)
@@ -113,6 +127,22 @@ def install(
                 if attempt == 2:
                     raise
     raise AssertionError("unreachable")
+
+
+def _limit_learners(connection: psycopg.Connection[Any]) -> None:
+    """Give every learner without a connection limit `LEARNER_CONNECTION_LIMIT` (learners added before
+    add_learner set one); a limit an administrator chose is kept."""
+    rows = connection.execute(
+        "SELECT r.rolname FROM pg_roles r JOIN pg_auth_members m ON m.member = r.oid "
+        "WHERE m.roleid = to_regrole(%s) AND r.rolconnlimit = -1 ORDER BY 1",
+        (LEARNER_ROLE,),
+    ).fetchall()
+    for (name,) in rows:
+        connection.execute(
+            sql.SQL("ALTER ROLE {} CONNECTION LIMIT {}").format(
+                sql.Identifier(name), sql.Literal(LEARNER_CONNECTION_LIMIT)
+            )
+        )
 
 
 def _one_at_a_time(connection: psycopg.Connection[Any]) -> None:
@@ -245,7 +275,8 @@ def _table(name: str) -> sql.Composable:
 def _take_away(connection: psycopg.Connection[Any], where: str) -> list[str]:
     """Take from PUBLIC what docs/classroom.md says a learner may not do, where this role can: creating in
     schema ``public`` (its owner can), temporary tables (the database's owner can), seeing the others'
-    sessions and the tables' activity and creating large objects (a superuser can). What is left, said."""
+    sessions and the tables' activity, creating large objects and taking advisory locks (a superuser can).
+    What is left, said."""
     left = []
     owner, may = _owner(connection, "SELECT nspowner FROM pg_namespace WHERE nspname = 'public'")
     if may:
@@ -274,12 +305,13 @@ def _take_away(connection: psycopg.Connection[Any], where: str) -> list[str]:
     elif _public_may(
         connection,
         "has_table_privilege('public', 'pg_catalog.pg_stat_activity', 'SELECT') "
-        "OR has_function_privilege('public', 'pg_catalog.lo_create(oid)', 'EXECUTE')",
+        "OR has_function_privilege('public', 'pg_catalog.lo_create(oid)', 'EXECUTE') "
+        "OR has_function_privilege('public', 'pg_catalog.pg_advisory_lock(bigint)', 'EXECUTE')",
     ):
         left.append(
-            f"{where}: learners may still see who is online and the tables' activity counts, and create "
-            "large objects: only a superuser can take that away (run install once as one; see "
-            "docs/classroom.md)"
+            f"{where}: learners may still see who is online and the tables' activity counts, create "
+            "large objects and take advisory locks (enough of them fill the server's lock table): only a "
+            "superuser can take that away (run install once as one; see docs/classroom.md)"
         )
     return left
 
@@ -299,8 +331,8 @@ def _public_may(connection: psycopg.Connection[Any], test: str) -> bool:
 
 def _take_statistics_and_large_objects(connection: psycopg.Connection[Any]) -> None:
     """As a superuser, in this database only: the statistics views and functions from PUBLIC to
-    pg_read_all_stats (whose members, and superusers, still read them), the large-object constructors from
-    PUBLIC."""
+    pg_read_all_stats (whose members, and superusers, still read them), the large-object constructors and
+    the advisory-lock functions from PUBLIC."""
     views = [
         name
         for (name,) in connection.execute(
@@ -318,7 +350,8 @@ def _take_statistics_and_large_objects(connection: psycopg.Connection[Any]) -> N
     large = [
         name
         for (name,) in connection.execute(
-            f"{_FUNCTIONS} AND p.proname IN {_LARGE_OBJECTS} ORDER BY 1".encode()
+            f"{_FUNCTIONS} AND (p.proname IN {_LARGE_OBJECTS} OR p.proname LIKE {_ADVISORY}) "
+            "ORDER BY 1".encode()
         )
     ]
     if views:
@@ -382,6 +415,12 @@ def _add_member(admin_url: str, name: str, password: str | None, kind: str) -> N
             # as the group achieves nothing there: no row may belong to it)
             options = " WITH INHERIT TRUE, SET FALSE" if connection.info.server_version >= 160000 else ""
             connection.execute(sql.SQL("GRANT {} TO {}" + options).format(sql.Identifier(group), role))
+            if kind == "learner":
+                connection.execute(
+                    sql.SQL("ALTER ROLE {} CONNECTION LIMIT {}").format(
+                        role, sql.Literal(LEARNER_CONNECTION_LIMIT)
+                    )
+                )
             if kind == "learner" and _facts(connection, SERVICE_ROLE) is not None:
                 _act_for(connection, name)
 
@@ -404,8 +443,9 @@ def _not_ours(facts: dict[str, Any], group: str) -> list[str]:
 
 
 def add_learner(admin_url: str, name: str, password: str | None = None) -> None:
-    """Create the login role ``name`` in ``course_learner``: a learner whose rows carry ``name``. For one of
-    its learners already, set the password when given (nothing else). ValueError for any other role of that
+    """Create the login role ``name`` in ``course_learner``: a learner whose rows carry ``name``, with at
+    most `LEARNER_CONNECTION_LIMIT` connections at once. For one of its learners already, set the password
+    when given, and the connection limit. ValueError for any other role of that
     name (it is left as it is) and for a name over 63 bytes in UTF-8 (PostgreSQL would cut it)."""
     _add_member(admin_url, name, password, "learner")
 

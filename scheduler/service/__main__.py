@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from scheduler.postgres import ClassPool
-from scheduler.service._hub import HubTokens
+from scheduler.service._hub import HubTokens, NoScopeError
 from scheduler.service._server import ClassService
 
 
@@ -37,8 +37,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     where = urlsplit(os.environ.get("JUPYTERHUB_SERVICE_URL", f"http://127.0.0.1:{args.port}"))
     prefix = os.environ.get("JUPYTERHUB_SERVICE_PREFIX", "/")
+    try:
+        tokens = HubTokens()  # before any connection: without its scope the service does not start
+    except NoScopeError as error:
+        print(f"python -m scheduler.service: {error}", file=sys.stderr)
+        return 2
     pool = ClassPool.open(args.db, min_size=min(2, args.connections), max_size=args.connections)
-    service = ClassService(pool, HubTokens(), tz=zone)
+    service = ClassService(pool, tokens, tz=zone)
 
     async def serve() -> None:
         service.application(prefix).listen(where.port or 80, address=where.hostname or "127.0.0.1")

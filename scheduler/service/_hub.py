@@ -8,26 +8,45 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["HubTokens"]
+__all__ = ["HubTokens", "NoScopeError"]
+
+
+class NoScopeError(ValueError):
+    """The service does not know the scope a learner's token must carry: it refuses to start rather than
+    accept every user's token (issue 35: it failed open)."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "the class service does not know its JupyterHub scope, so it cannot tell a token for it from any "
+            "other user's: run it as a hub-managed service (JupyterHub then sets JUPYTERHUB_SERVICE_NAME), "
+            "or set JUPYTERHUB_SERVICE_NAME to its name in the hub's services, or "
+            "JUPYTERHUB_OAUTH_ACCESS_SCOPES"
+        )
 
 
 class HubTokens:
     """``await tokens(token)``: the user name of a JupyterHub user's token with this service's scope, or
-    None (a service's token, a token without the scope, an unknown or revoked one)."""
+    None (a service's token, a token without the scope, an unknown or revoked one, and any reply of the hub
+    it cannot read). NoScopeError, at once, when the service's scope is unknown: it fails closed."""
 
     def __init__(self, hub_auth: Any = None) -> None:
         if hub_auth is None:
             from jupyterhub.services.auth import HubAuth  # the hub's own client: only where a hub runs
 
             hub_auth = HubAuth(cache_max_age=60)
+        if not hub_auth.access_scopes:
+            raise NoScopeError()
         self.hub_auth = hub_auth
 
     async def __call__(self, token: str) -> str | None:
         model = await self.hub_auth.user_for_token(token, sync=False)
-        if not model or model.get("kind", "user") != "user" or not isinstance(model.get("name"), str):
+        if not isinstance(model, dict) or model.get("kind", "user") != "user":
             return None
-        scopes = self.hub_auth.access_scopes
-        if scopes and not self.hub_auth.check_scopes(scopes, model):
+        name, scopes = model.get("name"), model.get("scopes")
+        if not isinstance(name, str) or not name or not isinstance(scopes, list):
+            return None  # a reply without a name or scopes is a refusal, never a KeyError
+        if not all(isinstance(scope, str) for scope in scopes):
             return None
-        name: str = model["name"]
+        if not self.hub_auth.check_scopes(self.hub_auth.access_scopes, model):
+            return None
         return name

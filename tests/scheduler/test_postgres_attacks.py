@@ -203,27 +203,77 @@ def test_install_gives_up_on_a_learners_open_transaction_and_freezes_nobody(klas
 # 2. Stopping another learner's saves.
 
 
+ADVISORY_CALLS = (
+    "pg_advisory_lock(1)",
+    "pg_advisory_lock_shared(1)",
+    "pg_try_advisory_lock(1)",
+    "pg_try_advisory_lock_shared(1, 2)",
+    "pg_advisory_xact_lock(1)",
+    "pg_advisory_xact_lock_shared(1, 2)",
+    "pg_try_advisory_xact_lock(1)",
+    "pg_try_advisory_xact_lock_shared(1)",
+)
+
+
+def test_no_learner_can_fill_the_servers_lock_table_with_advisory_locks(klass: Klass) -> None:
+    # issue 35: SELECT count(pg_advisory_lock(k)) FROM generate_series(1, 12000) k, as a learner, made every
+    # new connection fail ("out of shared memory") while her session lived
+    with klass.connect("alice") as alice:
+        for call in ADVISORY_CALLS:
+            name = call.split("(")[0]
+            with pytest.raises(
+                psycopg.errors.InsufficientPrivilege, match=f"permission denied for function {name}$"
+            ):
+                alice.execute(f"SELECT {call}")
+    with klass.admin() as admin:  # the superuser who installed keeps them
+        assert admin.execute("SELECT pg_try_advisory_lock(1)").fetchone() == (True,)
+
+
+def test_a_learner_has_a_few_connections_and_no_more(klass: Klass) -> None:
+    # issue 35: a learner role had no connection limit, and 94 connections of hers left none for anyone else
+    limit = postgres.LEARNER_CONNECTION_LIMIT
+    held = [klass.connect("alice") for _ in range(limit)]
+    try:
+        with pytest.raises(psycopg.OperationalError, match='too many connections for role "alice"'):
+            klass.connect("alice")
+        with klass.store("bob") as bob:  # another learner still saves
+            bob.record("b", GOOD, T0)
+        with klass.connect("teacher") as teacher:
+            assert teacher.execute("SELECT 1").fetchone() == (1,)
+    finally:
+        for connection in held:
+            connection.close()
+
+
+def test_install_limits_the_learners_added_before_the_limit_and_keeps_a_chosen_one(klass: Klass) -> None:
+    with klass.admin() as admin:
+        admin.execute("ALTER ROLE alice CONNECTION LIMIT -1")
+        admin.execute("ALTER ROLE bob CONNECTION LIMIT 3")
+    postgres.install(klass.admin_url)
+    postgres.add_learner(klass.admin_url, "cy", password="pw-cy")
+    with klass.admin() as admin:
+        limits = admin.execute(
+            "SELECT rolname, rolconnlimit FROM pg_roles WHERE rolname IN ('alice', 'bob', 'cy', 'teacher') "
+            "ORDER BY 1"
+        ).fetchall()
+    assert limits == [("alice", 8), ("bob", 3), ("cy", 8), ("teacher", -1)]
+
+
 def test_no_learner_can_stop_another_learners_saves(klass: Klass) -> None:
     _fill(klass, "bob")
     _fill(klass, "alice")
     with klass.connect("alice") as alice:
-        # what the store serialized a learner's writes with before: an advisory lock any role may take
-        alice.execute("SELECT pg_advisory_lock(x'41744373'::int, hashtext('bob'))")
-        alice.execute("SELECT pg_advisory_lock(x'4174437300'::bigint)")  # and install's
-        release = lambda: alice.execute("SELECT pg_advisory_unlock_all()")  # noqa: E731
-        with klass.store("bob", lock_timeout_ms=300) as bob:
-            finishes(lambda: bob.record("b", GOOD, T0), release)
-            finishes(lambda: bob.save_settings(Settings(0.8), T0), release)
-        finishes(lambda: postgres.add_learner(klass.admin_url, "cy", password="pw-cy"), release)
-        finishes(lambda: postgres.install(klass.admin_url), release)
-        alice.execute("SELECT pg_advisory_unlock_all()")
+        # what the store serialized a learner's writes with before, an advisory lock, no learner may take now
+        # (issue 35: thousands of them filled the server's shared lock table)
+        with pytest.raises(psycopg.errors.InsufficientPrivilege, match="pg_advisory_lock"):
+            alice.execute("SELECT pg_advisory_lock(x'41744373'::int, hashtext('bob'))")
         # what serializes them now: each learner's own row of write_lock, which nobody else sees or locks
         alice.execute("BEGIN")
         assert alice.execute("SELECT learner FROM course.write_lock FOR UPDATE").fetchall() == [("alice",)]
         release = lambda: alice.execute("ROLLBACK")  # noqa: E731
         with klass.store("bob", lock_timeout_ms=300) as bob:
             finishes(lambda: bob.record("b", GOOD, T0 + timedelta(minutes=1)), release)
-            assert len(bob.reviews()) == 3
+            assert len(bob.reviews()) == 2
         alice.execute("ROLLBACK")
         with pytest.raises(psycopg.errors.InsufficientPrivilege, match="row-level security"):
             alice.execute("INSERT INTO course.write_lock (learner) VALUES ('bob')")  # bob's row is bob's
@@ -498,8 +548,9 @@ def test_an_install_that_cannot_take_those_away_says_so(postgres_server: Postgre
         f"{where}: every role may still create objects in schema public (its owner, {ADMIN}, can stop "
         "that: REVOKE CREATE ON SCHEMA public FROM PUBLIC); the course's own statements are never misled "
         "by them",
-        f"{where}: learners may still see who is online and the tables' activity counts, and create large "
-        "objects: only a superuser can take that away (run install once as one; see docs/classroom.md)",
+        f"{where}: learners may still see who is online and the tables' activity counts, create large "
+        "objects and take advisory locks (enough of them fill the server's lock table): only a superuser can "
+        "take that away (run install once as one; see docs/classroom.md)",
     ]
     postgres.add_learner(url, "dee", password="pw-dee")
     with postgres.PostgresStore.open(postgres_server.url("dee", "pw-dee", name)) as store:
