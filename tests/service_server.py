@@ -38,7 +38,7 @@ class ServiceThread:
         loop = asyncio.new_event_loop()
         self._loop = loop
         asyncio.set_event_loop(loop)
-        server = self.service.application(self._prefix).listen(self.port, address="127.0.0.1")
+        server = self.service.listen(self.port, "127.0.0.1", self._prefix)
         self._ready.set()
         try:
             loop.run_forever()

@@ -23,7 +23,9 @@ No message, log line or traceback holds a password: a URL that cannot be read is
 that quotes none of it, and a role's password reaches the server as a SCRAM verifier only. Every call has a
 deadline (the connect timeout unless ``timeout_s`` says), and every error is a ``scheduler.StoreError``.
 A live class session (``LiveRoom``) is run by an instructor and answered by each learner from their own
-connection; its answers are kept apart from the learners' schedules.
+connection, in a room they joined (an instructor sees who joined and may remove one); its answers are kept
+apart from the learners' schedules. Each learner keeps at most ``LEARNER_ROW_LIMIT`` rows (the class's
+administrator sets another with ``install(admin_url, row_limit=n)``): a write past it is a ``RowLimitError``.
 Importing ``scheduler`` does not import this module (nor psycopg).
 """
 
@@ -38,7 +40,15 @@ from scheduler.postgres._connection import (
     login,
     with_learner,
 )
-from scheduler.postgres._live import LiveAnswers, LiveRoom, LiveState, QuestionClosedError, RoomBusyError
+from scheduler.postgres._live import (
+    LiveAnswers,
+    LiveRoom,
+    LiveState,
+    QuestionClosedError,
+    RemovedFromRoomError,
+    RoomBusyError,
+    RoomMember,
+)
 from scheduler.postgres._pool import ClassPool
 from scheduler.postgres._roles import (
     LEARNER_CONNECTION_LIMIT,
@@ -47,14 +57,22 @@ from scheduler.postgres._roles import (
     add_service,
     install,
 )
-from scheduler.postgres._schema import INSTRUCTOR_ROLE, LEARNER_ROLE, SCHEMA, SCHEMA_VERSION, SERVICE_ROLE
+from scheduler.postgres._schema import (
+    INSTRUCTOR_ROLE,
+    LEARNER_ROLE,
+    LEARNER_ROW_LIMIT,
+    SCHEMA,
+    SCHEMA_VERSION,
+    SERVICE_ROLE,
+)
 from scheduler.postgres._store import PostgresStore
-from scheduler.postgres._version import NotInstalledError, SchemaTooOldError, schema_version
+from scheduler.postgres._version import NotInstalledError, RowLimitError, SchemaTooOldError, schema_version
 
 __all__ = [
     "INSTRUCTOR_ROLE",
     "LEARNER_CONNECTION_LIMIT",
     "LEARNER_ROLE",
+    "LEARNER_ROW_LIMIT",
     "SCHEMA",
     "SCHEMA_VERSION",
     "SERVICE_ROLE",
@@ -68,7 +86,10 @@ __all__ = [
     "NotInstalledError",
     "PostgresStore",
     "QuestionClosedError",
+    "RemovedFromRoomError",
     "RoomBusyError",
+    "RoomMember",
+    "RowLimitError",
     "SchemaTooOldError",
     "StoreRefusedError",
     "add_instructor",

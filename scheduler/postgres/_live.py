@@ -9,6 +9,11 @@ A session runs in a room (the instructor's own, named after their role, unless `
 most one runs in a room (`RoomBusyError`), and a learner follows a room (``state(room=...)``), so that two
 instructors teaching at once do not collide.
 
+A learner answers only in a room they joined (``join``; answering joins the session's room first, in the same
+transaction): the server refuses any other answer. An instructor sees who joined a room (``members``) and
+removes one (``remove``): their answers in the room's running session are deleted, and they cannot answer
+there nor join it again (`RemovedFromRoomError`).
+
 Sessions are opaque here: an item id and a ``layout`` string the instructor's side chooses (e.g. the order the
 options are shown in). An answer is an option's index or a number (`ANSWER_PATTERN`, checked by the server
 too): no other text a learner writes is kept.
@@ -21,6 +26,7 @@ import threading
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
 from datetime import datetime
 from types import TracebackType
 from typing import Any
@@ -28,7 +34,7 @@ from typing import Any
 import psycopg
 from psycopg import errors as pg_errors
 
-from scheduler._errors import StoreError, StoreVersionError
+from scheduler._errors import StoreAccessError, StoreError, StoreVersionError
 from scheduler._live_records import LiveAnswers, LiveState, QuestionClosedError
 from scheduler._time import from_ms, require_aware, to_ms
 from scheduler.postgres._connection import AccessDeniedError, Deadline, connect, describe, timeout_of
@@ -36,9 +42,18 @@ from scheduler.postgres._connection import translated as translated_errors
 from scheduler.postgres._pool import ClassPool
 from scheduler.postgres._schema import ANSWER_PATTERN, LIVE_COLUMNS, MAX_ANSWER, SCHEMA, SCHEMA_VERSION
 from scheduler.postgres._sql import LOCK_TIMEOUT_MS, transaction
-from scheduler.postgres._version import NotInstalledError, SchemaTooOldError, read_version
+from scheduler.postgres._version import NotInstalledError, SchemaTooOldError, read_version, row_limit_error
 
-__all__ = ["MAX_ROOM", "LiveAnswers", "LiveRoom", "LiveState", "QuestionClosedError", "RoomBusyError"]
+__all__ = [
+    "MAX_ROOM",
+    "LiveAnswers",
+    "LiveRoom",
+    "LiveState",
+    "QuestionClosedError",
+    "RemovedFromRoomError",
+    "RoomBusyError",
+    "RoomMember",
+]
 
 MAX_ROOM = 63  # characters in a room's name
 _ANSWER = re.compile(ANSWER_PATTERN)
@@ -47,6 +62,43 @@ _STATE = (
     "SELECT id, instructor, title, position, item_id, layout, revealed_at IS NOT NULL, "
     f"ended_at IS NOT NULL, started_at, room FROM {SCHEMA}.live_session"
 )
+
+
+# The answers an instructor counts: none of a learner removed from the session's room (an answer the removal
+# could not delete, one the learner held a lock on, is not counted either)
+_NOT_REMOVED = (
+    f"NOT EXISTS (SELECT 1 FROM {SCHEMA}.live_member m JOIN {SCHEMA}.live_session s ON s.room = m.room "
+    "WHERE s.id = a.session_id AND m.learner = a.learner AND m.removed)"
+)
+# A learner joins a room: their row added, or kept as it is (a removed learner's stays removed)
+_JOIN = (
+    f"INSERT INTO {SCHEMA}.live_member (room, joined_at) VALUES (%s, %s) "
+    "ON CONFLICT (room, learner) DO NOTHING"
+)
+_REMOVED = f"SELECT removed FROM {SCHEMA}.live_member WHERE room = %s AND learner = current_user::text"
+
+
+@dataclass(frozen=True)
+class RoomMember:
+    """A learner who joined a room: when (first), and whether an instructor removed them."""
+
+    learner: str
+    joined_at: datetime
+    removed: bool
+
+
+class RemovedFromRoomError(StoreAccessError):
+    """An instructor removed this learner from the room: they cannot answer there, nor join it again."""
+
+    def __init__(self, where: str, room: str) -> None:
+        self.reason = "removed"
+        self.room = room
+        StoreError.__init__(
+            self,
+            where,
+            f"{where}: an instructor removed you from room {room!r}, so you can neither join it again nor "
+            "answer there; ask your instructor",
+        )
 
 
 class RoomBusyError(StoreError):
@@ -136,14 +188,14 @@ class LiveRoom:
         class service's pool, a connection borrowed for it."""
         if self._pool is not None:
             with (
-                translated_errors(self.location, self.lock_timeout_ms),
+                _translated(self.location, self.lock_timeout_ms),
                 self._pool.connection() as connection,
                 Deadline(connection, self.timeout_s, self.location),
                 transaction(connection, lock_timeout_ms=self.lock_timeout_ms, role=self._role),
             ):
                 yield connection
             return
-        with self._lock, translated_errors(self.location, self.lock_timeout_ms):
+        with self._lock, _translated(self.location, self.lock_timeout_ms):
             for attempt in (1, 2):
                 connection = self._connected()
                 stack = ExitStack()
@@ -185,11 +237,8 @@ class LiveRoom:
         AccessDeniedError unless an instructor."""
         if not isinstance(title, str) or not title.strip():
             raise ValueError(f"title must be a non-empty str, got {title!r}")
-        if room is not None and not _is_room(room):
-            raise ValueError(
-                f"a room is named by 1 to {MAX_ROOM} characters, none of them a control character, "
-                f"got {room!r}"
-            )
+        if room is not None:
+            _check_room(room)
         when = to_ms(require_aware(at, "at"))
         with self._transaction() as connection:
             connection.execute(
@@ -259,8 +308,8 @@ class LiveRoom:
         their own)."""
         with self._transaction() as connection:
             rows = connection.execute(
-                f"SELECT answer FROM {SCHEMA}.live_answer WHERE session_id = %s AND position = %s "
-                "ORDER BY answered_at, learner".encode(),
+                f"SELECT answer FROM {SCHEMA}.live_answer a WHERE session_id = %s AND position = %s "
+                f"AND {_NOT_REMOVED} ORDER BY answered_at, learner".encode(),
                 (session, position),
             ).fetchall()
         return _tally(str(answer) for (answer,) in rows)
@@ -270,8 +319,8 @@ class LiveRoom:
         answered is not listed."""
         with self._transaction() as connection:
             rows = connection.execute(
-                f"SELECT position, item_id, answer FROM {SCHEMA}.live_answer WHERE session_id = %s "
-                "ORDER BY position, answered_at, learner".encode(),
+                f"SELECT position, item_id, answer FROM {SCHEMA}.live_answer a WHERE session_id = %s "
+                f"AND {_NOT_REMOVED} ORDER BY position, answered_at, learner".encode(),
                 (session,),
             ).fetchall()
         grouped: dict[tuple[int, str], list[str]] = {}
@@ -330,12 +379,59 @@ class LiveRoom:
             now = self._state(connection, state.session)
             if now is None or not now.open or (now.position, now.item_id) != (state.position, state.item_id):
                 raise QuestionClosedError(self.location, state.session, state.position)
+            self._join(connection, now.room, when)
             connection.execute(
                 f"INSERT INTO {SCHEMA}.live_answer (session_id, position, item_id, answer, answered_at) "
                 "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (session_id, position, learner) "
                 "DO UPDATE SET answer = EXCLUDED.answer, answered_at = EXCLUDED.answered_at".encode(),
                 (state.session, state.position, state.item_id, answer, when),
             )
+
+    def join(self, room: str, at: datetime) -> None:
+        """Join ``room`` as this learner (joining again changes nothing): an answer is accepted only in a room
+        joined. RemovedFromRoomError when an instructor removed this learner from it; AccessDeniedError
+        for a role that is not a learner."""
+        _check_room(room)
+        when = to_ms(require_aware(at, "at"))
+        with self._transaction() as connection:
+            self._join(connection, room, when)
+
+    def _join(self, connection: psycopg.Connection[Any], room: str, when: int) -> None:
+        """This learner a member of ``room``, in the caller's transaction (RemovedFromRoomError when
+        removed)."""
+        found = connection.execute(_REMOVED.encode(), (room,)).fetchone()
+        if found is None:
+            connection.execute(_JOIN.encode(), (room, when))
+            found = connection.execute(_REMOVED.encode(), (room,)).fetchone()
+        if found is not None and found[0]:
+            raise RemovedFromRoomError(self.location, room)
+
+    def members(self, room: str) -> list[RoomMember]:
+        """Who joined ``room``, in the order they joined (an instructor sees every learner; a learner only
+        themselves)."""
+        _check_room(room)
+        with self._transaction() as connection:
+            rows = connection.execute(
+                f"SELECT learner, joined_at, removed FROM {SCHEMA}.live_member WHERE room = %s "
+                "ORDER BY joined_at, learner".encode(),
+                (room,),
+            ).fetchall()
+        return [RoomMember(str(learner), from_ms(int(at)), bool(removed)) for learner, at, removed in rows]
+
+    def remove(self, room: str, learner: str) -> None:
+        """Remove ``learner`` from ``room`` (an instructor): their answers in the room's running session are
+        deleted, and they can neither answer there nor join it again. ValueError for a learner who never
+        joined it; AccessDeniedError unless an instructor."""
+        _check_room(room)
+        if not isinstance(learner, str) or not learner:
+            raise ValueError(f"learner must be a non-empty str, got {learner!r}")
+        with self._transaction() as connection:
+            cursor = connection.execute(
+                f"UPDATE {SCHEMA}.live_member SET removed = true WHERE room = %s AND learner = %s".encode(),
+                (room, learner),
+            )
+        if cursor.rowcount != 1:
+            raise ValueError(f"{learner!r} has not joined room {room!r}")
 
     def my_answer(self, session: int, position: int) -> str | None:
         """This learner's answer to question ``position`` of ``session``, if any."""
@@ -346,6 +442,19 @@ class LiveRoom:
                 (session, position),
             ).fetchone()
         return None if row is None else str(row[0])
+
+
+@contextmanager
+def _translated(where: str, lock_timeout_ms: int) -> Iterator[None]:
+    """psycopg's errors as StoreErrors (`translated_errors`), the row limit's refusal as `RowLimitError`."""
+    try:
+        with translated_errors(where, lock_timeout_ms):
+            yield
+    except StoreError as err:
+        refused = row_limit_error(where, err.__cause__) if err.__cause__ is not None else None
+        if refused is not None:
+            raise refused from err.__cause__
+        raise
 
 
 def _tally(answers: Iterable[str]) -> LiveAnswers:
@@ -367,6 +476,13 @@ def _live_state(row: tuple[Any, ...]) -> LiveState:
         from_ms(int(started)),
         str(room),
     )
+
+
+def _check_room(room: object) -> None:
+    if not _is_room(room):
+        raise ValueError(
+            f"a room is named by 1 to {MAX_ROOM} characters, none of them a control character, got {room!r}"
+        )
 
 
 def _is_room(room: object) -> bool:

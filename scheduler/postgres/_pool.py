@@ -5,7 +5,8 @@ learner's transactions as that learner (``SET LOCAL ROLE``, `scheduler.postgres.
 row-level security holds each transaction to one learner's rows while the server connections stay as few as
 the pool's size, however large the class: ``PostgresStore.serving(pool, learner)`` is a learner's store on
 it. A connection goes back to the pool after each call (a snapshot: after the block); nothing of a
-learner's stays on it (every setting is ``SET LOCAL``).
+learner's stays on it (every setting is ``SET LOCAL``). A connection is checked before it is lent, so that
+after a restart of the server no request fails on a connection it closed.
 """
 
 from __future__ import annotations
@@ -66,7 +67,13 @@ class ClassPool:
         where = describe(url)
         bound = timeout_of(url) if timeout_s is None else float(timeout_s)
         pool: ConnectionPool[Any] = ConnectionPool(
-            url, kwargs=connect_options(url), min_size=min_size, max_size=max_size, open=False, timeout=bound
+            url,
+            kwargs=connect_options(url),
+            min_size=min_size,
+            max_size=max_size,
+            open=False,
+            timeout=bound,
+            check=ConnectionPool.check_connection,  # a connection the server dropped is not lent (issue 35)
         )
         opened = cls(pool, where, bound)
         with connected(url, where, bound) as probe:  # the server's refusal said as it is, at once

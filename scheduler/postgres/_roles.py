@@ -43,12 +43,14 @@ from scheduler.postgres._version import NotInstalledError, read_version
 __all__ = [
     "INSTALL_LOCK_TIMEOUT_MS",
     "LEARNER_CONNECTION_LIMIT",
+    "ROW_LIMIT_VERSION",
     "add_instructor",
     "add_learner",
     "add_service",
     "install",
 ]
 
+ROW_LIMIT_VERSION = 6  # the schema version that brought the row limit (`install`'s ``row_limit``)
 INSTALL_LOCK_TIMEOUT_MS = 3000  # how long install and add_* wait for a lock that someone else holds
 # A learner's own connections at once (CONNECTION LIMIT): a kernel's store takes one, a few notebooks a few;
 # without a limit one learner could take every connection slot of the server (issue 35)
@@ -66,6 +68,8 @@ _ATTRIBUTES = (  # pg_roles' privileged attributes, as refusals say them
 # the large-object functions that store data: PUBLIC's, given to pg_read_all_stats (a superuser's install)
 _STATISTICS = r"'pg\_stat\_%'"
 _LARGE_OBJECTS = "('lo_creat', 'lo_create', 'lo_from_bytea', 'lo_import')"
+# who holds which lock, and who blocks whom: the class's activity, as the statistics are
+_LOCK_VIEWS = "('pg_lock_status', 'pg_blocking_pids', 'pg_safe_snapshot_blocking_pids')"
 # the advisory-lock functions: each lock a session takes holds a slot of the server's shared lock table, and a
 # learner taking thousands filled it (every new connection then failed with "out of shared memory")
 _ADVISORY = r"'pg\_%advisory%'"
@@ -79,6 +83,7 @@ def install(
     *,
     migrations: Sequence[Sequence[str]] = MIGRATIONS,
     lock_timeout_ms: int = INSTALL_LOCK_TIMEOUT_MS,
+    row_limit: int | None = None,
 ) -> int:
     """Create or migrate the course's schema in the database at ``admin_url`` (a role that may create roles
     and owns that database), in one transaction, one install at a time: the groups, schema ``course``, its
@@ -87,9 +92,21 @@ def install(
     ``lock_timeout_ms`` is a StoreLockedError, nothing changed, and nobody waited longer). Returns the
     schema version now installed. StoreVersionError for a database of a newer schema, StoreCorruptError for
     a ``course`` schema or a group role that is not ours. Warns (UserWarning) about what every role may
-    still do that docs/classroom.md says a learner should not. ``migrations`` is for tests of migrating."""
+    still do that docs/classroom.md says a learner should not. ``migrations`` is for tests of migrating.
+
+    ``row_limit``: the rows each learner may keep (`LEARNER_ROW_LIMIT` when the schema is created; None keeps
+    the limit the class has). Counts of the rows already there are computed by the migration that brings
+    the limit (version 6); a learner over it already may add no row until it is raised."""
+    if row_limit is not None and (
+        isinstance(row_limit, bool) or not isinstance(row_limit, int) or row_limit < 1
+    ):
+        raise ValueError(f"row_limit must be a positive int of rows, got {row_limit!r}")
     where = describe(admin_url)
     known = len(migrations)
+    if row_limit is not None and known < ROW_LIMIT_VERSION:
+        raise ValueError(
+            f"schema version {known} has no row limit (it came with version {ROW_LIMIT_VERSION})"
+        )
     with (
         connected(admin_url, where, bulk_timeout(admin_url)) as connection,
         translated(where, lock_timeout_ms),
@@ -115,6 +132,12 @@ def install(
                             connection.execute(statement.encode())
                     if version < known:
                         connection.execute(f"UPDATE {SCHEMA}.course_schema SET version = %s", (known,))
+                    if row_limit is not None:
+                        connection.execute(
+                            f"UPDATE {SCHEMA}.class_limit SET learner_rows = %s "
+                            "WHERE learner_rows IS DISTINCT FROM %s".encode(),
+                            (row_limit, row_limit),
+                        )
                     for statement in grant_statements(known):
                         connection.execute(statement.encode())
                     _apply(connection, policies(known), replace=version < known)
@@ -309,9 +332,9 @@ def _take_away(connection: psycopg.Connection[Any], where: str) -> list[str]:
         "OR has_function_privilege('public', 'pg_catalog.pg_advisory_lock(bigint)', 'EXECUTE')",
     ):
         left.append(
-            f"{where}: learners may still see who is online and the tables' activity counts, create "
-            "large objects and take advisory locks (enough of them fill the server's lock table): only a "
-            "superuser can take that away (run install once as one; see docs/classroom.md)"
+            f"{where}: learners may still see who is online, the tables' activity counts and the locks "
+            "held, create large objects and take advisory locks (enough of them fill the server's lock "
+            "table): only a superuser can take that away (run install once as one; see docs/classroom.md)"
         )
     return left
 
@@ -330,21 +353,23 @@ def _public_may(connection: psycopg.Connection[Any], test: str) -> bool:
 
 
 def _take_statistics_and_large_objects(connection: psycopg.Connection[Any]) -> None:
-    """As a superuser, in this database only: the statistics views and functions from PUBLIC to
-    pg_read_all_stats (whose members, and superusers, still read them), the large-object constructors and
-    the advisory-lock functions from PUBLIC."""
+    """As a superuser, in this database only: the statistics views and functions, and the locks held
+    (``pg_locks``), from PUBLIC to pg_read_all_stats (whose members, and superusers, still read them), the
+    large-object constructors and the advisory-lock functions from PUBLIC."""
     views = [
         name
         for (name,) in connection.execute(
             "SELECT c.oid::regclass::text FROM pg_class c WHERE c.relnamespace = 'pg_catalog'::regnamespace "
-            rf"AND c.relkind = 'v' AND (c.relname LIKE {_STATISTICS} OR c.relname LIKE 'pg\_statio\_%') "
+            rf"AND c.relkind = 'v' AND (c.relname LIKE {_STATISTICS} OR c.relname LIKE 'pg\_statio\_%' "
+            "OR c.relname = 'pg_locks') "
             "ORDER BY 1".encode()
         )
     ]
     functions = [
         name
         for (name,) in connection.execute(
-            f"{_FUNCTIONS} AND p.proname LIKE {_STATISTICS} ORDER BY 1".encode()
+            f"{_FUNCTIONS} AND (p.proname LIKE {_STATISTICS} OR p.proname IN {_LOCK_VIEWS}) "
+            "ORDER BY 1".encode()
         )
     ]
     large = [

@@ -14,6 +14,16 @@ Learners hold SELECT and INSERT on their tables and UPDATE on named columns only
 DELETE or TRUNCATE, which would let them ``LOCK TABLE`` a table against the whole class. Each learner's
 writes are serialized by their own row of ``write_lock`` (locked by an upsert; row-level security hides it,
 and the lock, from everyone else). A live session belongs to a room: at most one session runs in a room.
+
+Version 6 bounds what one learner can fill and keeps rooms in the database. Every row a learner adds to the
+tables of `COUNTED_TABLES` is counted in ``row_count`` (by statement-level triggers over the statement's
+transition table: one upsert per statement, whatever its size, in a SECURITY DEFINER function of the
+installing role's); a statement that takes a learner over ``class_limit.learner_rows`` (`LEARNER_ROW_LIMIT`
+unless the administrator set another: ``install(admin_url, row_limit=...)``) is refused (SQLSTATE
+`ROW_LIMIT_SQLSTATE`) and nothing of it is kept. A live answer is accepted only in a room the learner joined
+(``live_member``, not ``removed``): a learner joins a room by adding their own row; an instructor sees who
+joined and removes one (``removed``, which learners cannot change: their answers in the room's running session
+are deleted, and they cannot answer there or join again).
 """
 
 from __future__ import annotations
@@ -25,14 +35,17 @@ from scheduler._bounds import MAX_REASON
 __all__ = [
     "ANSWER_PATTERN",
     "APPLICATION",
+    "COUNTED_TABLES",
     "DATA_TABLES",
     "GROUPS",
     "INSTRUCTOR_ROLE",
     "LEARNER_ROLE",
+    "LEARNER_ROW_LIMIT",
     "LIVE_COLUMNS",
     "MAX_ANSWER",
     "MIGRATIONS",
     "MINE",
+    "ROW_LIMIT_SQLSTATE",
     "SCHEMA",
     "SCHEMA_VERSION",
     "SERVICE_ROLE",
@@ -59,6 +72,15 @@ _NOT_A_GROUP = f"NOT {_A_GROUP}"
 # digits, a sign, a point, an exponent). Nothing else a learner types is kept, or reaches the projector.
 ANSWER_PATTERN = r"^-?[0-9]+(\.[0-9]+)?(e[-+]?[0-9]+)?$"
 MAX_ANSWER = 32
+LEARNER_ROW_LIMIT = 200_000
+"""The rows one learner may keep, all `COUNTED_TABLES` together, unless the class's administrator sets
+another (``install(admin_url, row_limit=n)``, kept by later installs; or ``UPDATE course.class_limit SET
+learner_rows = n``). A heavy year of study is tens of thousands of answers: 200,000 leaves room for several,
+and bounds what one learner's rows cost the instructor's report."""
+ROW_LIMIT_SQLSTATE = "CL001"  # what the server refuses a statement over the limit with (a class of our own)
+COUNTED_TABLES = ("review_log", "cram_log", "nudge_log", "cards", "decks", "settings", "live_member")
+"""The tables whose rows count towards a learner's limit: every table a learner adds rows to at will. Not
+``live_answer`` (one row per question an instructor asked, at most) nor ``write_lock`` (one row)."""
 _OWNED = {  # table: the column naming its owner
     "review_log": "learner",
     "cram_log": "learner",
@@ -78,6 +100,52 @@ def _unforced(tables: tuple[str, ...], *statements: str) -> tuple[str, ...]:
         *(f"ALTER TABLE course.{table} FORCE ROW LEVEL SECURITY" for table in tables),
     )
 
+
+# The functions of version 6, each SECURITY DEFINER (run as its owner, the role that installed: learners
+# cannot write the counts or delete an answer themselves) with the search path pinned.
+_DEFINER = "LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp"
+# After each statement adding rows: their learners' counts, in one upsert; over the class's limit, refused.
+_COUNT_ADDED = f"""CREATE FUNCTION course.count_added() RETURNS trigger {_DEFINER} AS $$
+DECLARE
+    most BIGINT := (SELECT l.learner_rows FROM course.class_limit l);
+    who TEXT;
+    total BIGINT;
+BEGIN
+    WITH counted AS (
+        INSERT INTO course.row_count AS c (learner, kept)
+        SELECT a.learner, count(*) FROM added a GROUP BY a.learner
+        ON CONFLICT (learner) DO UPDATE SET kept = c.kept + excluded.kept
+        RETURNING c.learner, c.kept
+    )
+    SELECT n.learner, n.kept INTO who, total FROM counted n WHERE n.kept > most ORDER BY n.learner LIMIT 1;
+    IF who IS NOT NULL THEN
+        RAISE EXCEPTION USING ERRCODE = '{ROW_LIMIT_SQLSTATE}', DETAIL = most::text,
+            MESSAGE = format('%s would keep %s rows in the class database, over the class''s limit of %s',
+                             who, total, most),
+            HINT = 'nothing of this statement was kept; the administrator can raise the limit';
+    END IF;
+    RETURN NULL;
+END
+$$"""
+# After each statement deleting rows (an administrator's, or a removal's): their learners' counts.
+_COUNT_GONE = f"""CREATE FUNCTION course.count_gone() RETURNS trigger {_DEFINER} AS $$
+BEGIN
+    UPDATE course.row_count c SET kept = c.kept - g.n
+    FROM (SELECT o.learner, count(*) AS n FROM gone o GROUP BY o.learner) g WHERE c.learner = g.learner;
+    RETURN NULL;
+END
+$$"""
+# A learner removed from a room: their answers in the room's running session deleted (those the learner
+# holds a lock on are skipped, not waited for: the projector does not count a removed learner's answers).
+_MEMBER_REMOVED = f"""CREATE FUNCTION course.member_removed() RETURNS trigger {_DEFINER} AS $$
+BEGIN
+    DELETE FROM course.live_answer a WHERE a.ctid = ANY (ARRAY(
+        SELECT b.ctid FROM course.live_answer b JOIN course.live_session s ON s.id = b.session_id
+        WHERE s.room = NEW.room AND s.ended_at IS NULL AND b.learner = NEW.learner
+        FOR UPDATE OF b SKIP LOCKED));
+    RETURN NULL;
+END
+$$"""
 
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     (
@@ -233,6 +301,61 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE course.nudge_log ENABLE ROW LEVEL SECURITY",
         "ALTER TABLE course.nudge_log FORCE ROW LEVEL SECURITY",
     ),
+    (
+        # The class's limits (one row), each learner's count of rows, and who joined which room.
+        """CREATE TABLE course.class_limit (
+            one BOOLEAN PRIMARY KEY DEFAULT true CHECK (one),
+            learner_rows BIGINT NOT NULL CHECK (learner_rows > 0)
+        )""",
+        f"INSERT INTO course.class_limit (learner_rows) VALUES ({LEARNER_ROW_LIMIT})",
+        # row-level security enabled, not forced: the owner's counting function sees every learner's row
+        f"""CREATE TABLE course.row_count (
+            {_LEARNER} PRIMARY KEY CONSTRAINT row_count_not_a_group CHECK (learner {_NOT_A_GROUP}),
+            kept BIGINT NOT NULL DEFAULT 0
+        )""",
+        "ALTER TABLE course.row_count ENABLE ROW LEVEL SECURITY",
+        f"""CREATE TABLE course.live_member (
+            room TEXT COLLATE "C" NOT NULL CONSTRAINT live_member_room
+                CHECK (char_length(room) BETWEEN 1 AND 63 AND room !~ '[[:cntrl:]]'),
+            {_LEARNER} CONSTRAINT live_member_not_a_group CHECK (learner {_NOT_A_GROUP}),
+            joined_at BIGINT NOT NULL,
+            removed BOOLEAN NOT NULL DEFAULT false,
+            PRIMARY KEY (room, learner)
+        )""",
+        *_unforced(
+            ("live_session", "live_answer", *(table for table in COUNTED_TABLES if table != "live_member")),
+            # whoever answered in a room before has joined it
+            "INSERT INTO course.live_member (room, learner, joined_at) "
+            "SELECT s.room, a.learner, min(a.answered_at) FROM course.live_answer a "
+            "JOIN course.live_session s ON s.id = a.session_id "
+            "WHERE char_length(s.room) BETWEEN 1 AND 63 AND s.room !~ '[[:cntrl:]]' "
+            "GROUP BY s.room, a.learner",
+            "INSERT INTO course.row_count (learner, kept) SELECT learner, count(*) FROM ("
+            + " UNION ALL ".join(f"SELECT learner FROM course.{table}" for table in COUNTED_TABLES)
+            + ") AS counted GROUP BY learner",
+        ),
+        "ALTER TABLE course.live_member ENABLE ROW LEVEL SECURITY",
+        "ALTER TABLE course.live_member FORCE ROW LEVEL SECURITY",
+        _COUNT_ADDED,
+        _COUNT_GONE,
+        _MEMBER_REMOVED,
+        *(
+            f"REVOKE ALL ON FUNCTION course.{name}() FROM PUBLIC"
+            for name in ("count_added", "count_gone", "member_removed")
+        ),
+        *(
+            statement
+            for table in COUNTED_TABLES
+            for statement in (
+                f"CREATE TRIGGER count_added AFTER INSERT ON course.{table} REFERENCING NEW TABLE AS added "
+                "FOR EACH STATEMENT EXECUTE FUNCTION course.count_added()",
+                f"CREATE TRIGGER count_gone AFTER DELETE ON course.{table} REFERENCING OLD TABLE AS gone "
+                "FOR EACH STATEMENT EXECUTE FUNCTION course.count_gone()",
+            )
+        ),
+        "CREATE TRIGGER member_removed AFTER UPDATE OF removed ON course.live_member FOR EACH ROW "
+        "WHEN (NEW.removed AND NOT OLD.removed) EXECUTE FUNCTION course.member_removed()",
+    ),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -264,6 +387,7 @@ LIVE_COLUMNS = {
         "id, instructor, room, title, started_at, ended_at, position, item_id, layout, asked_at, revealed_at"
     ),
     "live_answer": "session_id, position, item_id, learner, answer, answered_at",
+    "live_member": "room, learner, joined_at, removed",
 }
 # A learner may answer only the question a live session asks now, before it is revealed or the session ends.
 _OPEN_QUESTION = (
@@ -273,6 +397,18 @@ _OPEN_QUESTION = (
 )
 MINE = "learner = current_user::text"  # a learner's own rows (the policies say so; every query does too)
 _MINE = MINE
+# Version 6: a learner answers only in a room they joined and were not removed from.
+_JOINED = (
+    "EXISTS (SELECT 1 FROM course.live_member m JOIN course.live_session s ON s.room = m.room "
+    "WHERE s.id = live_answer.session_id AND m.learner = current_user::text AND NOT m.removed)"
+)
+# The role the version-6 functions run as (their owner, the role that installed): it reads the sessions and
+# deletes a removed learner's answers (`_MEMBER_REMOVED`), which row-level security forced on the tables
+# would hide from it too.
+_THE_FUNCTIONS_OWNER = (
+    "current_user::text = pg_catalog.pg_get_userbyid((SELECT p.proowner FROM pg_catalog.pg_proc p "
+    "WHERE p.oid = 'course.member_removed()'::pg_catalog.regprocedure))::text"
+)
 
 
 _EVERYONE = f"{LEARNER_ROLE}, {INSTRUCTOR_ROLE}, {SERVICE_ROLE}"
@@ -285,7 +421,8 @@ def grant_statements(version: int) -> list[str]:
     Learners: USAGE on the schema, SELECT and INSERT on their tables and UPDATE on named columns (no
     table-wide UPDATE, no DELETE, no TRUNCATE: none of the lock modes that stop others reading or writing),
     SELECT on the version. Instructors: SELECT on everything; on live sessions, INSERT and UPDATE of named
-    columns."""
+    columns. Version 6: everyone in the class reads the limit and the counts (a learner their own); a learner
+    joins rooms (INSERT of the room and the time: never ``removed``); an instructor changes ``removed``."""
     statements = [
         f"REVOKE ALL ON SCHEMA {SCHEMA} FROM PUBLIC",
         f"GRANT USAGE ON SCHEMA {SCHEMA} TO {_EVERYONE}",
@@ -313,6 +450,14 @@ def grant_statements(version: int) -> list[str]:
             f"GRANT SELECT, INSERT, UPDATE (answer, answered_at) ON {answer} TO {LEARNER_ROLE}",
             f"GRANT SELECT ON {answer} TO {INSTRUCTOR_ROLE}",
         ]
+    if version >= 6:
+        limit, count, member = f"{SCHEMA}.class_limit", f"{SCHEMA}.row_count", f"{SCHEMA}.live_member"
+        statements += [
+            f"REVOKE ALL ON {limit}, {count}, {member} FROM PUBLIC, {LEARNER_ROLE}, {INSTRUCTOR_ROLE}",
+            f"GRANT SELECT ON {limit}, {count} TO {LEARNER_ROLE}, {INSTRUCTOR_ROLE}",
+            f"GRANT SELECT, INSERT (room, joined_at) ON {member} TO {LEARNER_ROLE}",
+            f"GRANT SELECT, UPDATE (removed) ON {member} TO {INSTRUCTOR_ROLE}",
+        ]
     return statements
 
 
@@ -329,7 +474,10 @@ def policies(version: int) -> list[Policy]:
     """The policies on the tables of schema ``version``. A learner's: their own rows, ``learner =
     current_user``, for reading and writing. An instructor's: every row, for reading. Live sessions: everyone
     in the class reads the sessions; an instructor starts and runs their own. A learner reads and writes their
-    own answers, to the open question only; an instructor reads them all."""
+    own answers, to the open question only (version 6: in a room they joined and were not removed from); an
+    instructor reads them all. Version 6: a learner reads and adds their own memberships, never removed; an
+    instructor reads them all and removes; everyone reads their own count (an instructor every count); the
+    owner of the version-6 functions reads the sessions and the answers (to delete a removed learner's)."""
     found = []
     for table in DATA_TABLES:
         if version < _SINCE.get(table, 1):
@@ -352,6 +500,7 @@ def policies(version: int) -> list[Policy]:
         return found
     session, answer = f"{SCHEMA}.live_session", f"{SCHEMA}.live_answer"
     theirs = "instructor = current_user::text"
+    joined = f" AND {_JOINED}" if version >= 6 else ""
     live = [
         ("live_session", "class_reads", f"FOR SELECT TO {LEARNER_ROLE}, {INSTRUCTOR_ROLE} USING (true)"),
         ("live_session", "instructor_starts", f"FOR INSERT TO {INSTRUCTOR_ROLE} WITH CHECK ({theirs})"),
@@ -364,16 +513,40 @@ def policies(version: int) -> list[Policy]:
         (
             "live_answer",
             "learner_answers",
-            f"FOR INSERT TO {LEARNER_ROLE} WITH CHECK ({_MINE} AND {_OPEN_QUESTION})",
+            f"FOR INSERT TO {LEARNER_ROLE} WITH CHECK ({_MINE} AND {_OPEN_QUESTION}{joined})",
         ),
         (
             "live_answer",
             "learner_changes",
-            f"FOR UPDATE TO {LEARNER_ROLE} USING ({_MINE}) WITH CHECK ({_MINE} AND {_OPEN_QUESTION})",
+            f"FOR UPDATE TO {LEARNER_ROLE} USING ({_MINE}) WITH CHECK ({_MINE} AND {_OPEN_QUESTION}{joined})",
         ),
         ("live_answer", "instructor_reads_all", f"FOR SELECT TO {INSTRUCTOR_ROLE} USING (true)"),
     ]
-    tables = {"live_session": session, "live_answer": answer}
+    if version >= 6:
+        live += [
+            ("live_session", "functions_read", f"FOR SELECT TO PUBLIC USING ({_THE_FUNCTIONS_OWNER})"),
+            ("live_answer", "functions_remove", f"FOR ALL TO PUBLIC USING ({_THE_FUNCTIONS_OWNER})"),
+            ("live_member", "learner_reads_own", f"FOR SELECT TO {LEARNER_ROLE} USING ({_MINE})"),
+            (
+                "live_member",
+                "learner_joins",
+                f"FOR INSERT TO {LEARNER_ROLE} WITH CHECK ({_MINE} AND NOT removed)",
+            ),
+            ("live_member", "instructor_reads_all", f"FOR SELECT TO {INSTRUCTOR_ROLE} USING (true)"),
+            (
+                "live_member",
+                "instructor_removes",
+                f"FOR UPDATE TO {INSTRUCTOR_ROLE} USING (true) WITH CHECK (true)",
+            ),
+            ("row_count", "learner_reads_own", f"FOR SELECT TO {LEARNER_ROLE} USING ({_MINE})"),
+            ("row_count", "instructor_reads_all", f"FOR SELECT TO {INSTRUCTOR_ROLE} USING (true)"),
+        ]
+    tables = {
+        "live_session": session,
+        "live_answer": answer,
+        "live_member": f"{SCHEMA}.live_member",
+        "row_count": f"{SCHEMA}.row_count",
+    }
     return [
         *found,
         *(

@@ -16,7 +16,8 @@ StoreUnavailableError (no server, the connection lost, or no answer within the c
 ``timeout_s``), StoreLockedError (a lock not granted within ``lock_timeout_ms``), StoreAccessError
 (``AccessDeniedError``: the role may not do that), StoreCorruptError (not a course database, or a damaged
 one), StoreNotFoundError (no such database, or the course not installed in it), StoreVersionError (a newer
-schema), StoreRefusedError (anything else the server refused), MalformedURLError (a URL that cannot be read:
+schema), RowLimitError (a write that would take the learner over the class's row limit: nothing of it kept),
+StoreRefusedError (anything else the server refused), MalformedURLError (a URL that cannot be read:
 it quotes none of it).
 """
 
@@ -83,7 +84,7 @@ from scheduler.postgres._pool import ClassPool
 from scheduler.postgres._reading import Reading
 from scheduler.postgres._schema import LEARNER_ROLE, SCHEMA, SCHEMA_VERSION, TABLE_COLUMNS
 from scheduler.postgres._sql import STATEMENT_TIMEOUT_MS, local_settings, read_once, transaction
-from scheduler.postgres._version import NotInstalledError, SchemaTooOldError, read_version
+from scheduler.postgres._version import NotInstalledError, SchemaTooOldError, read_version, row_limit_error
 
 __all__ = ["PostgresStore"]
 
@@ -341,6 +342,9 @@ class PostgresStore(Reading):
         try:
             yield
         except psycopg.Error as exc:
+            refused = row_limit_error(self.location, exc)  # over the class's row limit: said as such
+            if refused is not None:
+                raise refused from exc
             raise translate(self.location, exc, self.lock_timeout_ms, self._opened) from exc
 
     def _deadline(self, connection: psycopg.Connection[Any], scale: float = 1.0) -> Deadline:

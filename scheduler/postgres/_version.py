@@ -1,5 +1,6 @@
 """Whether the course is installed in a database, and which version of its schema: what opening a store, a
-live room and ``install`` read first, and the errors for a database without the course or with an older one.
+live room and ``install`` read first, and the errors for a database without the course or with an older one;
+also the error for a write the class's row limit refused (`RowLimitError`, `row_limit_error`).
 """
 
 from __future__ import annotations
@@ -12,10 +13,17 @@ from psycopg import errors as pg_errors
 
 from scheduler._errors import StoreCorruptError, StoreError, StoreNotFoundError
 from scheduler.postgres._connection import connected, describe, first_line, translated
-from scheduler.postgres._schema import APPLICATION, SCHEMA
+from scheduler.postgres._schema import APPLICATION, ROW_LIMIT_SQLSTATE, SCHEMA
 from scheduler.postgres._sql import LOCK_TIMEOUT_MS, transaction
 
-__all__ = ["NotInstalledError", "SchemaTooOldError", "read_version", "schema_version"]
+__all__ = [
+    "NotInstalledError",
+    "RowLimitError",
+    "SchemaTooOldError",
+    "read_version",
+    "row_limit_error",
+    "schema_version",
+]
 
 
 class NotInstalledError(StoreNotFoundError):
@@ -43,6 +51,31 @@ class SchemaTooOldError(StoreError):
             f"{os.fspath(path)} has an older schema ({found}; this version uses {known}); whoever runs the "
             "class database upgrades it with scheduler.postgres.install(admin_url)",
         )
+
+
+class RowLimitError(StoreError):
+    """The server refused a write that would take the learner over the class's limit of rows
+    (`scheduler.postgres._schema.LEARNER_ROW_LIMIT` unless the administrator set another); nothing of it was
+    kept. ``limit``: the class's limit (None when the server did not say)."""
+
+    def __init__(self, path: str | os.PathLike[str], limit: int | None) -> None:
+        self.limit = limit
+        said = "its limit" if limit is None else f"the class's limit of {limit:,} rows"
+        super().__init__(
+            path,
+            f"{os.fspath(path)} keeps no more of this learner's rows: they have reached {said} (answers, "
+            "practice answers, nudges, cards, decks, settings and rooms joined, all together), and nothing "
+            "of this was saved; whoever runs the class database can raise the limit, with "
+            "scheduler.postgres.install(admin_url, row_limit=...)",
+        )
+
+
+def row_limit_error(where: str, exc: BaseException) -> RowLimitError | None:
+    """The `RowLimitError` that ``exc`` (a psycopg error) is, None when it is not the row limit's refusal."""
+    if not isinstance(exc, psycopg.Error) or exc.sqlstate != ROW_LIMIT_SQLSTATE:
+        return None
+    detail = exc.diag.message_detail or ""
+    return RowLimitError(where, int(detail) if detail.isdigit() else None)
 
 
 def read_version(connection: psycopg.Connection[Any], where: str) -> int | None:

@@ -6,9 +6,19 @@ name; a learner's server token carries the scope when the hub's config grants it
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
+import time
+from collections import OrderedDict
 from typing import Any
 
-__all__ = ["HubTokens", "NoScopeError"]
+__all__ = ["REFUSED_SECONDS", "HubTokens", "NoScopeError"]
+
+REFUSED_SECONDS = 60.0
+"""How long a token the hub refused stays refused without asking the hub again (issue 35: each unknown
+token cost a hub request)."""
+_MAX_REFUSED = 10_000  # refused tokens remembered (by their hash)
+_ASKING = 8  # requests to the hub at once
 
 
 class NoScopeError(ValueError):
@@ -37,9 +47,33 @@ class HubTokens:
         if not hub_auth.access_scopes:
             raise NoScopeError()
         self.hub_auth = hub_auth
+        self._refused: OrderedDict[bytes, float] = OrderedDict()  # a token's hash: when the hub refused it
+        self._asking = asyncio.Semaphore(_ASKING)
+        self.asked = 0  # requests made to the hub
 
     async def __call__(self, token: str) -> str | None:
-        model = await self.hub_auth.user_for_token(token, sync=False)
+        digest = hashlib.sha256(token.encode("utf-8", "surrogatepass")).digest()
+        now = time.monotonic()
+        refused_at = self._refused.get(digest)
+        if refused_at is not None and now - refused_at < REFUSED_SECONDS:
+            return None
+        async with self._asking:
+            self.asked += 1
+            try:
+                model = await self.hub_auth.user_for_token(token, sync=False)
+            except Exception:
+                return None  # a hub that cannot be asked is a refusal, not remembered: it may answer soon
+            name = self._name(model)
+        if name is None:
+            self._refused[digest] = time.monotonic()
+            self._refused.move_to_end(digest)
+            while len(self._refused) > _MAX_REFUSED:
+                self._refused.popitem(last=False)
+        else:
+            self._refused.pop(digest, None)
+        return name
+
+    def _name(self, model: Any) -> str | None:
         if not isinstance(model, dict) or model.get("kind", "user") != "user":
             return None
         name, scopes = model.get("name"), model.get("scopes")

@@ -458,9 +458,12 @@ def test_acting_as_a_group_role_achieves_nothing(klass: Klass) -> None:
         "decks": "INSERT INTO course.decks (deck, enrolled_at) VALUES ('01', 0)",
         "settings": "INSERT INTO course.settings (name, value, set_at) VALUES ('x', '1', 0)",
         "write_lock": "INSERT INTO course.write_lock DEFAULT VALUES",
-        "live_answer": "INSERT INTO course.live_answer (session_id, position, item_id, answer, answered_at) "
-        f"VALUES ({asked.session}, 1, 'q', '1', 0)",
+        "live_member": "INSERT INTO course.live_member (room, joined_at) VALUES ('teacher', 0)",
     }
+    answer = (
+        "INSERT INTO course.live_answer (session_id, position, item_id, answer, answered_at) "
+        f"VALUES ({asked.session}, 1, 'q', '1', 0)"
+    )
     with klass.connect("alice") as alice:
         alice.execute("SET ROLE course_learner")  # PostgreSQL 15: membership alone allows it
         for table, statement in inserts.items():
@@ -469,6 +472,9 @@ def test_acting_as_a_group_role_achieves_nothing(klass: Klass) -> None:
                 match=rf'^new row for relation "{table}" violates check constraint "{table}_not_a_group"',
             ):
                 alice.execute(statement)
+        # a live answer only in a room joined: no member is a group (live_member_not_a_group)
+        with pytest.raises(psycopg.errors.InsufficientPrivilege, match="row-level security policy"):
+            alice.execute(answer)
     with klass.connect("teacher") as teacher:
         teacher.execute("SET ROLE course_instructor")
         with pytest.raises(
@@ -504,6 +510,9 @@ def test_a_learner_sees_of_the_class_only_what_docs_classroom_md_says(klass: Kla
             "SELECT n_live_tup FROM pg_stat_user_tables",
             "SELECT n_tup_ins FROM pg_stat_xact_user_tables",
             "SELECT pg_stat_get_live_tuples('course.review_log'::regclass)",
+            "SELECT pid, relation FROM pg_locks",
+            "SELECT * FROM pg_lock_status()",
+            "SELECT pg_blocking_pids(pg_backend_pid())",
             "SELECT lo_create(0)",
             "SELECT lo_creat(-1)",
             "SELECT lo_from_bytea(0, 'x')",
@@ -548,9 +557,9 @@ def test_an_install_that_cannot_take_those_away_says_so(postgres_server: Postgre
         f"{where}: every role may still create objects in schema public (its owner, {ADMIN}, can stop "
         "that: REVOKE CREATE ON SCHEMA public FROM PUBLIC); the course's own statements are never misled "
         "by them",
-        f"{where}: learners may still see who is online and the tables' activity counts, create large "
-        "objects and take advisory locks (enough of them fill the server's lock table): only a superuser can "
-        "take that away (run install once as one; see docs/classroom.md)",
+        f"{where}: learners may still see who is online, the tables' activity counts and the locks held, "
+        "create large objects and take advisory locks (enough of them fill the server's lock table): only a "
+        "superuser can take that away (run install once as one; see docs/classroom.md)",
     ]
     postgres.add_learner(url, "dee", password="pw-dee")
     with postgres.PostgresStore.open(postgres_server.url("dee", "pw-dee", name)) as store:
@@ -608,7 +617,7 @@ def test_a_version_3_class_database_migrates_with_every_learners_rows(
             ).fetchall()
             for table in ("review_log", "cram_log", "decks", "settings", "live_answer")
         }
-    assert postgres.install(owner_url) == postgres.SCHEMA_VERSION == 5
+    assert postgres.install(owner_url) == postgres.SCHEMA_VERSION == 6
     with klass.admin() as admin:
         after = {
             table: admin.execute(

@@ -89,3 +89,32 @@ def test_a_reply_is_a_name_only_when_it_is_a_users_with_the_scope(
     monkeypatch: pytest.MonkeyPatch, reply: Any, name: str | None
 ) -> None:
     assert asyncio.run(tokens_for(reply, monkeypatch)("token")) == name
+
+
+class CountingHub(Hub):
+    """A hub that counts the tokens it is asked about, and knows one."""
+
+    asked: list[str]
+
+    async def user_for_token(
+        self, token: str, use_cache: bool = True, session_id: str = "", *, sync: bool = True
+    ) -> Any:
+        self.asked.append(token)
+        if token == "down":
+            raise ConnectionError("the hub is restarting")
+        return {"kind": "user", "name": "ada", "scopes": [SCOPE]} if token == "ada-token" else None
+
+
+def test_an_unknown_token_costs_one_hub_request_a_minute(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("JUPYTERHUB_SERVICE_NAME", "course")
+    hub = CountingHub(api_token="unused", api_url="http://127.0.0.1:1/hub/api")
+    hub.asked = []
+    tokens = HubTokens(hub)
+
+    async def ask() -> list[str | None]:
+        return [await tokens(token) for token in ("junk", "junk", "junk", "ada-token", "down", "down")]
+
+    assert asyncio.run(ask()) == [None, None, None, "ada", None, None]
+    # the refused token asked once; a hub that cannot be asked is asked again (its refusal not remembered)
+    assert hub.asked == ["junk", "ada-token", "down", "down"]
+    assert tokens.asked == 4

@@ -138,7 +138,11 @@ def _http_open(path: Path, create: bool) -> Storage:
     _service_open(path, create).close()  # the database, the learner and the service's pool, as above
     if database not in _SERVICES:
         service = ClassService(
-            _POOLS[database], StaticTokens(_TOKENS), memory=steps_memory(), lock_timeout_ms=300
+            _POOLS[database],
+            StaticTokens(_TOKENS),
+            memory=steps_memory(),
+            lock_timeout_ms=300,
+            snapshots=1,  # a pool of 3 holds none by default: the contract's snapshot sees one state
         )
         _SERVICES[database] = ServiceThread(service).start()
     _TOKENS[f"token-{learner}"] = learner
@@ -156,6 +160,19 @@ def _postgres_corrupt(path: Path) -> None:
     _postgres_open(path, True).close()
     with _postgres_admin(path) as admin:
         admin.execute("UPDATE course.course_schema SET application = 'something else', version = 7")
+
+
+def _service_corrupt(path: Path) -> None:
+    """As `_postgres_corrupt`, the service's role made first (so that its pool's refusal is the schema's, not
+    a login that fails because no earlier test made the role)."""
+    from scheduler.postgres import add_service, install
+
+    server = _POSTGRES[-1]
+    if not server.has_database(database_for(path)):
+        server.create_database(database_for(path))
+    install(server.admin_url(database_for(path)))
+    add_service(server.admin_url(database_for(path)), SERVICE, learner_password(SERVICE))
+    _postgres_corrupt(path)
 
 
 def _postgres_make_newer(path: Path) -> None:
@@ -177,8 +194,8 @@ def _postgres_hold_lock(path: Path) -> Iterator[None]:
 BACKENDS = [
     Backend("sqlite", _sqlite_open, _sqlite_corrupt, make_newer, hold_lock),
     Backend("postgres", _postgres_open, _postgres_corrupt, _postgres_make_newer, _postgres_hold_lock),
-    Backend("service", _service_open, _postgres_corrupt, _postgres_make_newer, _postgres_hold_lock),
-    Backend("http", _http_open, _postgres_corrupt, _postgres_make_newer, _postgres_hold_lock),
+    Backend("service", _service_open, _service_corrupt, _postgres_make_newer, _postgres_hold_lock),
+    Backend("http", _http_open, _service_corrupt, _postgres_make_newer, _postgres_hold_lock),
 ]
 
 

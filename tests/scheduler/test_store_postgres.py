@@ -88,7 +88,7 @@ def test_installing_twice_changes_nothing(class_db: Database) -> None:
     with class_db.open("alice") as store:
         first = store.record("q", GOOD, T0)
     policies = _policies(class_db)
-    assert postgres.install(class_db.admin_url) == postgres.SCHEMA_VERSION == 5
+    assert postgres.install(class_db.admin_url) == postgres.SCHEMA_VERSION == 6
     class_db.add_learner("alice")  # adding a learner again: also nothing new
     assert _policies(class_db) == policies
     assert {(table, name) for table, name, _ in policies} == {
@@ -96,13 +96,21 @@ def test_installing_twice_changes_nothing(class_db: Database) -> None:
         for table in ("cards", "cram_log", "decks", "nudge_log", "review_log", "settings", "write_lock")
         for name in ("instructor_reads_all", "learner_own_rows")
     } | {
+        ("live_answer", "functions_remove"),
         ("live_answer", "instructor_reads_all"),
         ("live_answer", "learner_answers"),
         ("live_answer", "learner_changes"),
         ("live_answer", "learner_reads_own"),
+        ("live_member", "instructor_reads_all"),
+        ("live_member", "instructor_removes"),
+        ("live_member", "learner_joins"),
+        ("live_member", "learner_reads_own"),
         ("live_session", "class_reads"),
+        ("live_session", "functions_read"),
         ("live_session", "instructor_runs"),
         ("live_session", "instructor_starts"),
+        ("row_count", "instructor_reads_all"),
+        ("row_count", "learner_reads_own"),
     }
     with class_db.admin() as admin:
         forced = admin.execute(
@@ -111,17 +119,20 @@ def test_installing_twice_changes_nothing(class_db: Database) -> None:
         ).fetchall()
     assert forced == [
         ("cards", True, True),
+        ("class_limit", False, False),
         ("course_schema", False, False),
         ("cram_log", True, True),
         ("decks", True, True),
         ("live_answer", True, True),
+        ("live_member", True, True),
         ("live_session", True, True),
         ("nudge_log", True, True),
         ("review_log", True, True),
+        ("row_count", True, False),  # not forced: the counting function, its owner's, sees every count
         ("settings", True, True),
         ("write_lock", True, True),
     ]
-    assert postgres.schema_version(class_db.admin_url) == 5
+    assert postgres.schema_version(class_db.admin_url) == 6
     with class_db.open("alice") as store:
         assert store.reviews() == [first]
 
@@ -130,10 +141,10 @@ def test_migrations_are_applied_in_order_and_versioned(empty: Database) -> None:
     assert postgres.schema_version(empty.admin_url) is None
     assert postgres.install(empty.admin_url, migrations=MIGRATIONS[:1]) == 1
     empty.add_learner("alice")
-    with pytest.raises(postgres.SchemaTooOldError, match=r"older schema \(1; this version uses 5\)") as info:
+    with pytest.raises(postgres.SchemaTooOldError, match=r"older schema \(1; this version uses 6\)") as info:
         empty.open("alice")
     assert isinstance(info.value, StoreError)
-    assert postgres.install(empty.admin_url) == 5
+    assert postgres.install(empty.admin_url) == 6
     with empty.open("alice") as store:
         store.save_settings(Settings(0.85), T0)  # the second migration's table
         assert store.settings() == Settings(0.85)
@@ -151,8 +162,8 @@ def test_a_database_without_the_course_is_not_found_with_a_hint(empty: Database)
 
 def test_a_newer_schema_is_refused_by_learners_and_by_install(class_db: Database) -> None:
     with class_db.admin() as admin:
-        admin.execute("UPDATE course.course_schema SET version = 6")
-    with pytest.raises(StoreVersionError, match=r"schema 6, this version knows up to 5"):
+        admin.execute("UPDATE course.course_schema SET version = 7")
+    with pytest.raises(StoreVersionError, match=r"schema 7, this version knows up to 6"):
         class_db.open("alice")
     with pytest.raises(StoreVersionError):
         postgres.install(class_db.admin_url)

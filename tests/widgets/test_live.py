@@ -321,6 +321,9 @@ def test_the_projector_counts_only_answers_the_question_can_have(urls: dict[str,
     ana = learner(urls["ana"])
     ana.answer_choice(presentation.right_position)
     with psycopg.connect(urls["ben"], autocommit=True) as ben:
+        ben.execute(  # ben joins the room, as his widget would
+            "INSERT INTO course.live_member (room, joined_at) VALUES (%s, 0)", (screen.state.room,)
+        )
         ben.execute(
             "INSERT INTO course.live_answer (session_id, position, item_id, answer, answered_at) "
             "VALUES (%s, 1, %s, '17', 0)",
