@@ -46,6 +46,7 @@ __all__ = [
 ]
 
 ENV_VAR = "COURSE_SESSIONS"
+PROGRESS_VAR = "COURSE_DB"  # the progress file (`course.progress`), or a class database's URL
 FILE_NAME = "class-sessions.sqlite3"
 REVISIT_AT = 0.5  # a question missed by at least half the room sends the room back to its section
 _VERSION = 1
@@ -68,11 +69,16 @@ class ClassReviewLogError(Exception):
 
 def class_reviews_path(cli_value: str | os.PathLike[str] | None = None) -> Path:
     """The class-session file: `cli_value` (``--sessions``), else ``$COURSE_SESSIONS``, else beside the
-    per-user progress file."""
+    progress file (the one ``$COURSE_DB`` names, else the per-user one)."""
     if cli_value is not None and str(cli_value) != "":
         return Path(cli_value).expanduser()
     env = os.environ.get(ENV_VAR, "")
-    return Path(env).expanduser() if env else default_path().parent / FILE_NAME
+    if env:
+        return Path(env).expanduser()
+    progress = os.environ.get(PROGRESS_VAR, "")
+    if progress and "://" not in progress:  # a progress file named (not a class database's URL): beside it
+        return Path(progress).expanduser().parent / FILE_NAME
+    return default_path().parent / FILE_NAME
 
 
 @dataclass(frozen=True)

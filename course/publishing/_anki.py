@@ -13,9 +13,11 @@ back the worked solution (as code blocks) and the explanation.
 
 from __future__ import annotations
 
+import hashlib
 import html
 import itertools
 import os
+import random
 import re
 import sqlite3
 import tempfile
@@ -26,7 +28,7 @@ from pathlib import Path
 
 import genanki  # type: ignore[import-untyped]
 
-from course.bank import Bank, Kind, Question, inline_html, to_html
+from course.bank import Bank, Kind, Presentation, Question, inline_html, to_html
 
 __all__ = [
     "DECK_ID",
@@ -47,7 +49,6 @@ DECK_NAME = "Attention course"
 MODEL_ID = 1_733_091_202
 MODEL_NAME = "Attention course question"
 FIELDS = ("Front", "Back", "Lesson", "Id")
-_LETTERS = "ABCDEF"
 _FIELD_SEPARATOR = "\x1f"
 _CSS = ".card { font-family: sans-serif; font-size: 18px; text-align: left; }\n.answer { font-weight: bold; }"
 _CODE = re.compile(r"(<pre><code>.*?</code></pre>|<code>.*?</code>)", re.DOTALL)
@@ -79,6 +80,20 @@ def _code(code: str) -> str:
     return f"<pre><code>{html.escape(code.rstrip(chr(10)), quote=False)}</code></pre>"
 
 
+def shown_order(question: Question) -> Presentation:
+    """A choice question's options in the order its note shows them, the same at every export: the right
+    option at a position drawn from the question's id, the others in an order drawn from it too. The bank
+    keeps the right option first in most questions (the quiz shuffles at each showing; a deck in file order
+    had the answer at A nine times in ten), so across the deck each letter is the answer about equally
+    often."""
+    seed = int.from_bytes(hashlib.sha256(question.id.encode()).digest()[:8], "big")
+    wrong = [index for index in range(len(question.options)) if index != question.correct_option]
+    random.Random(seed).shuffle(wrong)
+    order = list(wrong)
+    order.insert(seed % len(question.options), question.correct_option)
+    return Presentation(question, tuple(order))
+
+
 def front(question: Question) -> str:
     """The prompt, and for a choice question its options, lettered A, B, ...; for a code question its
     starter code."""
@@ -86,7 +101,7 @@ def front(question: Question) -> str:
         return f"{_html(question.prompt)}\n<p>Starter code:</p>\n{_code(question.starter or '')}"
     if question.kind != Kind.CHOICE:
         return _html(question.prompt)
-    options = "".join(f"<li>{_inline(option.text)}</li>" for option in question.options)
+    options = "".join(f"<li>{_inline(shown.option.text)}</li>" for shown in shown_order(question).shown())
     return f'{_html(question.prompt)}\n<ol type="A">{options}</ol>'
 
 
@@ -94,11 +109,12 @@ def back(question: Question) -> str:
     """The answer (a choice question's right option and why each option is right or wrong; a number with
     its unit; a code question's worked solution), then the explanation."""
     if question.kind == Kind.CHOICE:
-        right = question.correct_option
-        answer = f"{_LETTERS[right]}. {_inline(question.options[right].text)}"
+        shown = shown_order(question)
+        right = shown.option(shown.right_position)
+        answer = f"{shown.right_label}. {_inline(right.text)}"
         whys = "".join(
-            f"<li>{'Right' if option.correct else 'Wrong'}: {_inline(option.why)}</li>"
-            for option in question.options
+            f"<li>{'Right' if each.option.correct else 'Wrong'}: {_inline(each.option.why)}</li>"
+            for each in shown.shown()
         )
         body = f'<p class="answer">Answer: {answer}</p>\n<ol type="A">{whys}</ol>'
     elif question.kind == Kind.CODE:

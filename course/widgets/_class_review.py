@@ -101,8 +101,14 @@ class ClassReviewWidget:
         self.previous_button = self._button("◀ Previous", "The previous question (←)", "course-previous")
         self.next_button = self._button("Next ▶", "The next question (→)", "course-next")
         self.finish_button = self._button("Finish", "End the session and rank the questions", "course-finish")
-        self.count = widgets.BoundedIntText(
-            value=0, min=0, max=room, description="Got it right:", style={"description_width": "initial"}
+        # a text box, empty until counted: a count of 0 typed is a change (a number box starting at 0 took
+        # none), and a count over the room is refused in words (a bounded box clipped it silently)
+        self.count = widgets.Text(
+            value="",
+            placeholder="0 to " + str(room),
+            description="Got it right:",
+            continuous_update=False,
+            style={"description_width": "initial"},
         )
         self.count.layout.width = "14em"
         self.count.add_class(COUNT_CLASS)
@@ -201,7 +207,9 @@ class ClassReviewWidget:
         self.previous_button.disabled = self.index == 0
         self.next_button.disabled = self.index == n - 1
         self.count.unobserve(self._on_count, names="value")
-        self.count.value = self.counts.get(question.id, 0)
+        counted = self.counts.get(question.id)
+        self.count.value = "" if counted is None else str(counted)
+        self.count.send_state("value")  # also over a digit typed but not saved, which the box still shows
         self.count.observe(self._on_count, names="value")
         self.saved.value = self._saved_text(question)
         stage = ("the question", "the options", "the answer")[self.stage]
@@ -237,7 +245,21 @@ class ClassReviewWidget:
 
     # -- counting -----------------------------------------------------------------------------------------
     def _on_count(self, change: dict[str, Any]) -> None:
-        self.record(int(change["new"]))
+        typed = str(change["new"]).strip()
+        if not typed:
+            return
+        if not typed.isascii() or not typed.isdigit():
+            self._refuse(
+                f"{typed!r} is not a count: type how many got it right, a whole number from 0 to {self.room}"
+            )
+        elif int(typed) > self.room:
+            self._refuse(f"{int(typed)} is more than the room of {self.room}: type how many got it right")
+        else:
+            self.record(int(typed))
+
+    def _refuse(self, why: str) -> None:
+        self.saved.value = f"<b>Not saved:</b> {html.escape(why)}"
+        self.status.value = f"Not saved: {why}."
 
     def record(self, right: int) -> None:
         """Save that `right` of the room got the current question right (a new count replaces the old)."""

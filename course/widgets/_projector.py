@@ -58,9 +58,9 @@ root.addEventListener('keydown', function (e) {{
   if (t.tagName === 'BUTTON' && (e.key === 'Enter' || e.key === ' ')) return;
   var count = root.querySelector('.{COUNT_CLASS} input');
   if (count && !count.disabled && /^[0-9]$/.test(e.key) && !e.ctrlKey && !e.metaKey && !e.altKey) {{
-    e.preventDefault(); e.stopPropagation();
-    count.focus(); count.value = e.key;
-    count.dispatchEvent(new Event('input', {{bubbles: true}}));
+    // the digit goes into the box as typed (not set by the script: a value set so is not a change, and
+    // Enter after one digit would send nothing); what the box held is selected, so the digit replaces it
+    count.focus(); count.select();
     return;
   }}
   var name = keys[e.key];

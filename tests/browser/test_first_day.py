@@ -657,8 +657,9 @@ def test_a_lesson_as_slides_in_the_browser(tmp_path: Path) -> None:
 @pytest.mark.timeout(120, method="signal")
 def test_the_class_review_on_the_projector_by_keyboard_in_the_browser(tmp_path: Path) -> None:
     """The class review runs by keyboard alone: Space reveals the options then the answer, a count typed and
-    Enter is saved to the class-session file (not the progress file), the right arrow moves on, Finish ranks;
-    its type is projector-sized and axe-core finds nothing wrong in it."""
+    Enter is saved to the class-session file (not the progress file), one digit and 0 included, a count over
+    the room refused in words; the right arrow moves on, and the next question's box starts empty; Finish
+    ranks; its type is projector-sized and axe-core finds nothing wrong in it."""
     require_browser()
     from playwright.sync_api import expect
 
@@ -691,24 +692,38 @@ def test_the_class_review_on_the_projector_by_keyboard_in_the_browser(tmp_path: 
         expect(room.locator(".course-class-right")).to_have_count(1)
         expect(room.locator(".course-class-right")).to_contain_text(first.answer)
         keep_screenshot(page, "answer", show=room)
-        # the count typed as the hint says, with no Tab first
+        # the count typed as the hint says, with no Tab first: one digit, then Enter
         expect(room).to_contain_text("not counted yet: type the count, then Enter")
-        page.keyboard.type("18")
+        page.keyboard.type("7")
         page.keyboard.press("Enter")
-        expect(room).to_contain_text("saved: 18 of 24 right")
+        expect(room).to_contain_text("saved: 7 of 24 right")
         expect(room).to_be_focused()
         page.keyboard.press("ArrowRight")
         expect(room).to_contain_text("Class review · question 2 / ")
-        room.get_by_role("spinbutton").fill("3")
+        box = room.get_by_role("textbox", name="Got it right:")
+        expect(box).to_have_value("")
+        page.keyboard.type("0")  # nobody got it: the count that matters most
         page.keyboard.press("Enter")
-        expect(room).to_contain_text("saved: 3 of 24 right")
+        expect(room).to_contain_text("saved: 0 of 24 right")
+        page.keyboard.press("ArrowRight")
+        expect(room).to_contain_text("Class review · question 3 / ")
+        page.keyboard.type("5")
+        page.keyboard.press("Enter")
+        expect(room).to_contain_text("saved: 5 of 24 right")
+        page.keyboard.press("ArrowRight")
+        expect(room).to_contain_text("Class review · question 4 / ")
+        expect(box).to_have_value("")  # the last question's count does not stay in the box
+        expect(room).to_contain_text("not counted yet: type the count, then Enter")
+        page.keyboard.type("30")
+        page.keyboard.press("Enter")
+        expect(room).to_contain_text("Not saved: 30 is more than the room of 24: type how many got it right")
         # Space on a focused button presses it: Next moves on, it does not reveal
         room.get_by_role("button", name="Next ▶").focus()
         page.keyboard.press("Space")
-        expect(room).to_contain_text("Class review · question 3 / ")
+        expect(room).to_contain_text("Class review · question 5 / ")
         expect(room.locator(".course-class-option")).to_have_count(0)
         # inline code keeps the projector's size: question 7 of lesson 02 has some
-        for _ in range(4):
+        for _ in range(2):
             room.focus()
             page.keyboard.press("ArrowRight")
         expect(room).to_contain_text("Class review · question 7 / ")
@@ -721,10 +736,10 @@ def test_the_class_review_on_the_projector_by_keyboard_in_the_browser(tmp_path: 
     assert not db.exists(), "a class review never touches a learner's progress"
     with ClassReviewLog.open(sessions, create=False) as log:
         (session,) = log.sessions()
-    assert [(t.question_id, t.right) for t in session.tallies] == [
-        (first.id, 18),
-        (load_bank().questions("02")[1].id, 3),
-    ]
+    second, third = load_bank().questions("02")[1:3]
+    assert sorted((t.question_id, t.right) for t in session.tallies) == sorted(
+        [(first.id, 7), (second.id, 0), (third.id, 5)]
+    )
 
 
 @pytest.mark.parametrize("ci", ["", "1"])

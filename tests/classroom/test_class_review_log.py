@@ -34,6 +34,7 @@ def log(tmp_path: Path):
 
 def test_the_path_is_the_option_then_the_environment_then_beside_the_progress_file(monkeypatch, tmp_path):
     monkeypatch.delenv(ENV_VAR, raising=False)
+    monkeypatch.delenv("COURSE_DB", raising=False)  # no progress file named: beside the per-user one
     assert class_reviews_path() == default_path().parent / "class-sessions.sqlite3"
     monkeypatch.setenv(ENV_VAR, str(tmp_path / "env.sqlite3"))
     assert class_reviews_path() == tmp_path / "env.sqlite3"

@@ -11,7 +11,6 @@ its proxy, except on CI.
 from __future__ import annotations
 
 import json
-import sys
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -30,23 +29,18 @@ from scheduler.service import RemoteStore, TokenRefusedError  # noqa: E402
 
 SERVICE = "class_service"
 MAKER_TOKEN = "token-maker-secret-0123456789abcdef"
+DOCUMENTED = Path(__file__).resolve().parents[2] / "docs" / "jupyterhub_config.py"
 CONFIG = """
-c.JupyterHub.services = [
-    {{
-        "name": "course",
-        "url": "http://127.0.0.1:{port}",
-        "command": {command!r},
-        "environment": {{"PGPASSWORD": {password!r}}},
-    }},
-    {{"name": "token-maker", "api_token": {maker!r}}},
-]
-c.JupyterHub.load_roles = [
-    {{"name": "user", "scopes": ["self", "access:services!service=course"]}},
-    {{"name": "token-maker", "scopes": ["tokens", "read:users"], "services": ["token-maker"]}},
-]
-c.Spawner.server_token_scopes = [
-    "users:activity!user", "access:servers!server", "access:services!service=course"
-]
+import os
+
+os.environ.update({environment!r})
+_tests_hook = c.Spawner.pre_spawn_hook
+load_subconfig({documented!r})  # the configuration docs/classroom.md gives an administrator
+c.Spawner.pre_spawn_hook = _tests_hook  # no server is spawned here (the documented hook: test_hub_config.py)
+c.JupyterHub.services.append({{"name": "token-maker", "api_token": {maker!r}}})
+c.JupyterHub.load_roles.append(
+    {{"name": "token-maker", "scopes": ["tokens", "read:users"], "services": ["token-maker"]}}
+)
 """
 
 
@@ -62,11 +56,13 @@ def hub(postgres_server: PostgresServer, tmp_path: Path) -> Iterator[HubServer]:
     from browser.lab import free_port
 
     port = free_port()
-    command = [
-        sys.executable, "-m", "scheduler.service", "--db", postgres_server.url(SERVICE, None, name),
-        "--connections", "3",
-    ]  # fmt: skip
-    extra = CONFIG.format(port=port, command=command, password=learner_password(SERVICE), maker=MAKER_TOKEN)
+    environment = {
+        "COURSE_SERVICE_DB": postgres_server.url(SERVICE, None, name),
+        "COURSE_SERVICE_PASSWORD": learner_password(SERVICE),
+        "COURSE_SERVICE_PORT": str(port),
+        "COURSE_SERVICE_CONNECTIONS": "3",
+    }
+    extra = CONFIG.format(environment=environment, documented=str(DOCUMENTED), maker=MAKER_TOKEN)
     running = HubServer(tmp_path / "hub", {"alice": {}, "bob": {}}, extra_config=extra)
     running.start()
     try:

@@ -64,9 +64,10 @@ FIELDS = {
         "00-r",
     ],
     "00-c": [
-        '<p>Pick \\(b\\).</p>\n<ol type="A"><li>a</li><li>\\(b\\)</li></ol>',
-        '<p class="answer">Answer: B. \\(b\\)</p>\n'
-        '<ol type="A"><li>Wrong: Not b.</li><li>Right: Asked for.</li></ol>\n<p>It says b.</p>',
+        # the right option second in the file, first in the note: its place is drawn from the id (shown_order)
+        '<p>Pick \\(b\\).</p>\n<ol type="A"><li>\\(b\\)</li><li>a</li></ol>',
+        '<p class="answer">Answer: A. \\(b\\)</p>\n'
+        '<ol type="A"><li>Right: Asked for.</li><li>Wrong: Not b.</li></ol>\n<p>It says b.</p>',
         "00",
         "00-c",
     ],
@@ -274,3 +275,23 @@ def test_a_code_question_is_a_note_of_its_prompt_and_starter_then_its_worked_sol
             " lesson-05 ",
         )
     ]
+
+
+def test_the_answer_is_no_letter_more_than_the_others_and_each_note_keeps_its_order() -> None:
+    from collections import Counter
+
+    from course.bank import Kind, load_bank
+    from course.publishing._anki import shown_order
+
+    choice = [question for question in load_bank().all() if question.kind == Kind.CHOICE]
+    in_file = Counter("ABCD"[question.correct_option] for question in choice)
+    in_deck = Counter(shown_order(question).right_label for question in choice)
+    assert in_file["A"] > 0.8 * len(choice)  # the bank's order: the answer at A nine times in ten (56 of 63)
+    # in the deck each letter is the answer for 15 % to 35 % of the notes (now A 15, B 19, C 11, D 18 of 63)
+    assert set(in_deck) == set("ABCD")
+    assert all(0.15 * len(choice) <= count <= 0.35 * len(choice) for count in in_deck.values()), in_deck
+    for question in choice:  # the same order at every export, every option once, the explanations with them
+        shown = shown_order(question)
+        assert shown == shown_order(question)
+        assert sorted(shown.order) == list(range(len(question.options)))
+        assert shown.option(shown.right_position).correct

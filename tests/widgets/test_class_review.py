@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import random
 from pathlib import Path
 
@@ -9,8 +10,9 @@ import pytest
 from fixed_clock import T0, Clock
 
 from course.bank import load_bank
-from course.classroom import ClassReviewLog, section_link
+from course.classroom import ClassReviewLog, class_reviews_path, section_link
 from course.classroom._class_review import Tally
+from course.progress import default_path
 from course.widgets import ClassReviewWidget, class_review
 
 BANK = load_bank()
@@ -91,17 +93,17 @@ def test_the_arrows_move_and_each_question_starts_hidden(path):
 def test_counts_are_saved_at_once_apart_from_any_schedule_and_a_recount_replaces(path):
     clock = Clock()
     shown = widget(path, clock)
-    shown.count.value = 18
+    shown.count.value = "18"
     assert shown.saved.value == "saved: 18 of 24 right"
     assert shown.status.value == "Saved: 18 of 24 right."
     clock.advance(minutes=2)
     shown.next()
-    assert shown.count.value == 0 and shown.saved.value.startswith("<i>not counted yet")
-    shown.count.value = 3
+    assert shown.count.value == "" and shown.saved.value.startswith("<i>not counted yet")
+    shown.count.value = "3"
     shown.previous()
-    assert shown.count.value == 18
+    assert shown.count.value == "18"
     clock.advance(minutes=1)
-    shown.count.value = 20
+    shown.count.value = "20"
     with ClassReviewLog.open(path, create=False) as log:
         (session,) = log.sessions()
     assert (session.room, session.lessons, session.started) == (24, ("01", "02"), T0)
@@ -115,9 +117,9 @@ def test_finish_ranks_the_questions_and_links_the_sections_to_revisit(path):
     shown = widget(path)
     shown.finish()
     assert shown.summary.value == "<p>No question was counted, so there is nothing to rank.</p>"
-    shown.count.value = 20
+    shown.count.value = "20"
     shown.next()
-    shown.count.value = 6
+    shown.count.value = "6"
     shown.finish()
     summary = shown.summary.value
     assert summary.index("<td>75%</td><td>6 of 24</td>") < summary.index("<td>17%</td><td>20 of 24</td>")
@@ -128,7 +130,7 @@ def test_finish_ranks_the_questions_and_links_the_sections_to_revisit(path):
 def test_a_file_that_cannot_be_used_is_reported_and_left_as_it_is(path):
     path.write_bytes(b"not a database" * 64)
     shown = widget(path)
-    shown.count.value = 5
+    shown.count.value = "5"
     assert shown.saved.value.startswith("<b>Not saved:</b> ")
     assert "is not a class-session file" in shown.saved.value
     assert path.read_bytes() == b"not a database" * 64
@@ -161,3 +163,47 @@ def test_a_code_card_shows_its_worked_solution_and_counts_the_hands_whose_code_p
     assert [(t.question_id, t.right, t.room) for t in session.tallies] == [(code.id, 12, 20)]
     shown.finish()
     assert "<td>40%</td><td>12 of 20</td>" in shown.summary.value
+
+
+def test_a_zero_is_a_count_and_what_is_not_one_is_refused_in_words(path):
+    shown = widget(path)
+    shown.count.value = "0"  # the most-missed question: nobody got it
+    assert shown.saved.value == "saved: 0 of 24 right"
+    for typed, said in (
+        ("30", "30 is more than the room of 24: type how many got it right"),
+        ("2.5", "'2.5' is not a count: type how many got it right, a whole number from 0 to 24"),
+        ("-1", "'-1' is not a count: type how many got it right, a whole number from 0 to 24"),
+        ("١٢", "'١٢' is not a count: type how many got it right, a whole number from 0 to 24"),
+    ):
+        shown.count.value = typed
+        assert shown.saved.value == f"<b>Not saved:</b> {html.escape(said)}", typed
+        assert shown.status.value == f"Not saved: {said}."
+    assert shown.counts == {shown.questions[0].id: 0}  # the refused ones changed nothing
+    with ClassReviewLog.open(path, create=False) as log:
+        assert [t.right for t in log.sessions()[0].tallies] == [0]
+
+
+@pytest.mark.parametrize(
+    ("environment", "where"),
+    [
+        (
+            {"COURSE_SESSIONS": "{tmp}/chosen.sqlite3", "COURSE_DB": "{tmp}/db/progress.sqlite3"},
+            "chosen.sqlite3",
+        ),
+        ({"COURSE_DB": "{tmp}/db/progress.sqlite3"}, "db/class-sessions.sqlite3"),
+    ],
+)
+def test_the_sessions_file_is_beside_the_progress_file_the_readme_names(
+    tmp_path, monkeypatch, environment, where
+):
+    for name in ("COURSE_SESSIONS", "COURSE_DB"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value.format(tmp=tmp_path))
+    assert class_reviews_path() == tmp_path / where
+
+
+def test_a_class_database_url_keeps_the_sessions_file_in_the_per_user_folder(monkeypatch):
+    monkeypatch.delenv("COURSE_SESSIONS", raising=False)
+    monkeypatch.setenv("COURSE_DB", "postgresql://ada@db.example.org/course")
+    assert class_reviews_path() == default_path().parent / "class-sessions.sqlite3"
