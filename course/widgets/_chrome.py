@@ -83,7 +83,8 @@ _STYLE = f"""<style>
 .{ROOT_CLASS} button:focus-visible, .{ROOT_CLASS} input:focus-visible, .{ROOT_CLASS} select:focus-visible,
 .{ROOT_CLASS} [tabindex]:focus-visible {{
   outline: 2px solid var(--jp-brand-color1, #1976d2) !important; outline-offset: 2px !important; }}
-.{ROOT_CLASS} select {{ border: 1px solid #757575; }}
+.{ROOT_CLASS} select, .{ROOT_CLASS} input[type=text], .{ROOT_CLASS} input[type=number],
+.{ROOT_CLASS} textarea {{ border: 1px solid #757575; }}
 .{ROOT_CLASS} .widget-radio {{ width: auto; max-width: 100%; flex-wrap: wrap; }}
 .{ROOT_CLASS} .widget-radio-box {{ min-width: 0; }}
 .{ROOT_CLASS} .widget-radio-box label {{ min-height: 24px; display: flex; align-items: center;
@@ -104,10 +105,10 @@ _STYLE = f"""<style>
   overflow-x: auto; overflow-wrap: normal; resize: vertical; border: 1px solid #757575; padding: 0.4em;
   box-sizing: border-box; width: 100%; max-width: 100%; }}
 .{ROOT_CLASS} .{CODE_CLASS} textarea:disabled {{ color: var(--jp-ui-font-color1, #212121); opacity: 1;
-  background: var(--jp-layout-color2, #eee); }}
+  background: var(--jp-layout-color2, #eee); white-space: pre-wrap; overflow-wrap: anywhere; }}
 .{ROOT_CLASS} .{CODE_CLASS} textarea:focus-visible {{
   outline: 2px solid var(--jp-brand-color1, #1976d2) !important; outline-offset: 2px !important; }}
-.{ROOT_CLASS} .{CODE_HINT_CLASS} .widget-html-content {{ color: #616161; }}
+.{ROOT_CLASS} .{CODE_HINT_CLASS} .widget-html-content {{ color: var(--jp-ui-font-color2, #616161); }}
 .{ROOT_CLASS} pre {{ font-family: var(--jp-code-font-family, monospace); background: var(--jp-layout-color2,
   #eee); padding: 0.5em; white-space: pre-wrap; overflow-wrap: anywhere; }}
 .{STATUS_CLASS} {{ position: absolute !important; width: 1px !important; height: 1px !important;
@@ -141,7 +142,11 @@ function tidy() {{
     var group = box.querySelector('input[name]');
     var name = group ? group.name : 'course-radio-' + Math.random().toString(36).slice(2);
     box.querySelectorAll('input[type=radio]:not([name])').forEach(function (r) {{ r.name = name; }});
+    var label = box.parentElement && box.parentElement.querySelector(':scope > .widget-label');
+    set(box, 'role', 'radiogroup');  // the options are one group, named by the widget's description
+    if (label && label.textContent.trim()) set(box, 'aria-label', label.textContent.trim());
   }});
+  root.querySelectorAll('[title="null"]').forEach(function (el) {{ el.removeAttribute('title'); }});
   root.querySelectorAll('.widget-slider').forEach(function (s) {{
     var label = s.querySelector('.widget-label'), handle = s.querySelector('[role=slider]');
     var readout = s.querySelector('.widget-readout');

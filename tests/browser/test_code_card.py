@@ -152,6 +152,9 @@ def test_a_code_card_answered_wrong_then_right_by_keyboard_in_the_browser(tmp_pa
         next_button = review.get_by_role("button", name="Next", exact=True)
         expect(box).to_have_value("def causal_mask(t):\n    ...\n")
         expect(box).to_have_accessible_description(CODE_HINT)
+        hint = review.locator(".course-code-hint .widget-html-content")
+        # the theme's secondary text colour (4.6:1 here; 5.6:1 in the dark theme, where #616161 was 3.0:1)
+        assert hint.evaluate("(e) => getComputedStyle(e).color") == "rgba(0, 0, 0, 0.54)"
         expect(box).to_have_attribute("spellcheck", "false")
         font = box.evaluate("(e) => getComputedStyle(e).fontFamily")
         assert "mono" in font.lower(), font
@@ -173,6 +176,8 @@ def test_a_code_card_answered_wrong_then_right_by_keyboard_in_the_browser(tmp_pa
         expect(next_button).to_be_focused()
         expect(box).to_have_value(typed(WRONG_KEYS))  # what was graded, kept in view
         expect(box).to_be_disabled()
+        # graded code wraps (a disabled box takes no focus, so it could not be scrolled by keyboard)
+        assert box.evaluate("(e) => getComputedStyle(e).whiteSpace") == "pre-wrap"
         solution = review.locator("pre", has_text="np.tril(np.ones((t, t), dtype=bool))")
         expect(solution).to_have_count(1)
         expect(review.get_by_text("A worked solution:", exact=True)).to_have_count(1)

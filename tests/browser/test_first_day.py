@@ -317,6 +317,10 @@ def test_the_welcome_quiz_by_keyboard_alone_and_axe_in_the_browser(tmp_path: Pat
         assert sizes == ["14px", "14px", "14px"], "the quiz's text has the notebook's size"
         no_violations(page, ".jp-OutputArea-output")  # every output of the welcome, the quiz among them
 
+        # a text box's border is seen against the page (#757575: 4.6:1, WCAG 1.4.11 asks 3:1)
+        assert quiz.get_by_role("textbox").evaluate("(e) => getComputedStyle(e).borderTopColor") == (
+            "rgb(117, 117, 117)"
+        )
         # 1. Numeric: typing, then Tab to reach Check, grades nothing; Enter on Check does.
         quiz.get_by_role("textbox").focus()
         page.keyboard.type(str(questions[0].answer))
@@ -334,6 +338,8 @@ def test_the_welcome_quiz_by_keyboard_alone_and_axe_in_the_browser(tmp_path: Pat
         )
         assert ring == ["solid", "2px", "rgb(25, 118, 210)"]  # 4.6:1 against the white page
         no_violations(page, ".course-widget")  # the verdict, the explanation, the ratings
+        expect(quiz.get_by_role("radiogroup", name="Save as:")).to_have_count(1)  # the ratings are one group
+        assert quiz.locator('[title="null"]').count() == 0  # no tooltip that says "null"
         page.keyboard.press("Shift+Tab")  # to the ratings: real radio buttons, Good checked
         expect(quiz.get_by_role("radio", name=re.compile(r"^Good\b"))).to_be_focused()
         expect(quiz.get_by_role("radio", name=re.compile(r"^Good\b"))).to_be_checked()
