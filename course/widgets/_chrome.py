@@ -30,6 +30,7 @@ __all__ = [
     "CODE_HINT_CLASS",
     "CODE_ROWS",
     "FOCUS_PREFIX",
+    "LIVE_CLASS",
     "NUMBER_CLASS",
     "OPTION_CLASS",
     "ROOT_CLASS",
@@ -47,6 +48,7 @@ __all__ = [
 
 # The CSS classes the chrome's style sheet and script look for.
 ROOT_CLASS = "course-widget"
+LIVE_CLASS = "course-live"  # a live() widget: its chosen option is pressed (aria-pressed, a ring, bold)
 OPTION_CLASS = "course-option"  # an option button: the script names it with its tooltip (the option's text)
 STATUS_CLASS = "course-status"  # the live region (visually hidden)
 SUMMARY_CLASS = "course-summary"  # the summary at the end
@@ -95,6 +97,8 @@ _STYLE = f"""<style>
 .{ROOT_CLASS} .noUi-handle {{ background: #fff !important; border: 2px solid #616161 !important; }}
 .{ROOT_CLASS} .noUi-handle:focus-visible {{ border-color: var(--jp-brand-color1, #1976d2) !important; }}
 .{ROOT_CLASS} .widget-toggle-button.mod-active {{ box-shadow: inset 0 0 0 2px #616161; font-weight: 600; }}
+.{LIVE_CLASS} button.{OPTION_CLASS}.mod-info {{ background: #00695c; color: #fff; font-weight: 700;
+  box-shadow: inset 0 0 0 3px #fff, 0 0 0 2px #00695c; }}
 .{ROOT_CLASS} .{CODE_CLASS} {{ flex-direction: column; align-items: stretch; align-self: stretch;
   width: auto; max-width: 100%; min-width: 0; }}
 .{ROOT_CLASS} .{CODE_CLASS} .widget-label {{ width: auto; text-align: left; font-weight: 600;
@@ -159,6 +163,11 @@ function tidy() {{
   root.querySelectorAll('.widget-toggle-button').forEach(function (b) {{
     set(b, 'aria-pressed', b.classList.contains('mod-active') ? 'true' : 'false');
   }});
+  if (root.classList.contains('{LIVE_CLASS}')) {{
+    root.querySelectorAll('button.{OPTION_CLASS}').forEach(function (b) {{
+      set(b, 'aria-pressed', b.classList.contains('mod-info') ? 'true' : 'false');  // the answer sent, or not
+    }});
+  }}
   root.querySelectorAll('button.{OPTION_CLASS}[title]').forEach(function (b) {{
     set(b, 'aria-label', b.title);
   }});

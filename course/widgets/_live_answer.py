@@ -47,7 +47,7 @@ from course.classroom import (
     rooms_text,
     shown_answer,
 )
-from course.widgets._chrome import CHROME, ROOT_CLASS, STATUS_CLASS, view_bundle
+from course.widgets._chrome import CHROME, LIVE_CLASS, ROOT_CLASS, STATUS_CLASS, focus_here, view_bundle
 from course.widgets._clock import Clock, read_clock, real_clock
 from course.widgets._code import CodeAnswer
 from course.widgets._panel import option_rows
@@ -138,6 +138,7 @@ class LiveAnswerWidget:
             layout=widgets.Layout(max_width="60em"),
         )
         self.root.add_class(ROOT_CLASS)
+        self.root.add_class(LIVE_CLASS)  # its option buttons are a choice one may change: pressed or not
         self.poller: Poller | None = None
         if self.url is None and self.room is None:
             self.header.value = "<h3>Live class review</h3>"
@@ -328,6 +329,7 @@ class LiveAnswerWidget:
                 "again to change it.</p>"
             )
         self._announce(f"Question {state.position}: {plain_text(self.question.prompt)}")
+        focus_here(self.prompt)  # the last question's buttons are gone: the focus goes to the new question
 
     def _controls(self, question: Question, presentation: Presentation) -> tuple[widgets.Widget, ...]:
         if question.kind == Kind.NUMERIC:
@@ -507,6 +509,7 @@ class LiveAnswerWidget:
     # -- the reveal and the end ---------------------------------------------------------------------------
     def _reveal(self, state: LiveState) -> None:
         self.revealed = True
+        focus_here(self.feedback)  # the buttons are disabled: the focus goes to what the reveal says
         for button in self.option_buttons:
             button.disabled = True
         if self.number_input is not None:

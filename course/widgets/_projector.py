@@ -68,6 +68,17 @@ root.addEventListener('keydown', function (e) {{
   if (!button || button.disabled) return;
   e.preventDefault(); e.stopPropagation(); button.click();
 }}, true);
+// a button pressed, then disabled or redrawn (Reveal at the answer, Next at the last question, Start),
+// drops the focus to the page: it comes back here, where the keys work
+var had = false;
+root.addEventListener('focusin', function () {{ had = true; }});
+document.addEventListener('focusin', function (e) {{ if (!root.contains(e.target)) had = false; }});
+new MutationObserver(function () {{
+  var now = document.activeElement;
+  var lost = !now || now === document.body || (now.disabled && root.contains(now)) || !now.isConnected;
+  if (had && root.isConnected && lost) root.focus();
+}}).observe(root, {{subtree: true, childList: true, attributes: true,
+  attributeFilter: ['disabled', 'class']}});
 root.focus();
 }})(this)"""
     return f'{PROJECTOR_STYLE}{style}<img alt="" hidden src="data:," onerror="{html.escape(script)}">'

@@ -707,12 +707,14 @@ def test_the_class_review_on_the_projector_by_keyboard_in_the_browser(tmp_path: 
         page.keyboard.press("ArrowRight")
         expect(room).to_contain_text("Class review · question 2 / ")
         box = room.get_by_role("textbox", name="Got it right:")
+        expect(room).to_contain_text("not counted yet: type the count, then Enter")  # its box is emptied
         expect(box).to_have_value("")
         page.keyboard.type("0")  # nobody got it: the count that matters most
         page.keyboard.press("Enter")
         expect(room).to_contain_text("saved: 0 of 24 right")
         page.keyboard.press("ArrowRight")
         expect(room).to_contain_text("Class review · question 3 / ")
+        expect(room).to_contain_text("not counted yet: type the count, then Enter")
         page.keyboard.type("5")
         page.keyboard.press("Enter")
         expect(room).to_contain_text("saved: 5 of 24 right")
@@ -728,6 +730,17 @@ def test_the_class_review_on_the_projector_by_keyboard_in_the_browser(tmp_path: 
         page.keyboard.press("Space")
         expect(room).to_contain_text("Class review · question 5 / ")
         expect(room.locator(".course-class-option")).to_have_count(0)
+        # Reveal pressed by keyboard until it is disabled (the answer shown): the focus comes back to the
+        # review, not to the page, so the arrows still work
+        reveal = room.get_by_role("button", name="Reveal")
+        reveal.focus()
+        page.keyboard.press("Enter")  # the options (a choice question), or the answer
+        if load_bank().questions("02")[4].kind == "choice":
+            expect(room.locator(".course-class-option")).not_to_have_count(0)
+            expect(reveal).to_be_focused()
+            page.keyboard.press("Enter")
+        expect(reveal).to_be_disabled()
+        expect(room).to_be_focused()
         # inline code keeps the projector's size: question 7 of lesson 02 has some
         for _ in range(2):
             room.focus()
@@ -746,6 +759,92 @@ def test_the_class_review_on_the_projector_by_keyboard_in_the_browser(tmp_path: 
     assert sorted((t.question_id, t.right) for t in session.tallies) == sorted(
         [(first.id, 7), (second.id, 0), (third.id, 5)]
     )
+
+
+LIVE_CELL = """
+import time
+from datetime import datetime, timezone
+from course import load_bank
+from course.widgets._live_answer import LiveAnswerWidget
+from scheduler.postgres import LiveState
+
+QUESTION = next(q for q in load_bank().questions("02") if q.kind == "choice")
+T0 = datetime(2026, 12, 1, 9, tzinfo=timezone.utc)
+
+
+class Room:  # a live room the instructor reveals a second after an answer arrives
+    def __init__(self):
+        self.sent, self.reveal_at = [], None
+
+    def state(self, session=None, *, room=None):
+        revealed = self.reveal_at is not None and time.monotonic() > self.reveal_at
+        layout = ",".join(str(i) for i in range(len(QUESTION.options)))
+        return LiveState(1, "teacher", "Week 3", 1, QUESTION.id, layout, revealed, False, T0, "r")
+
+    def open_sessions(self):
+        return [self.state()]
+
+    def my_answer(self, session, position):
+        return self.sent[-1] if self.sent else None
+
+    def answer(self, state, answer, at):
+        self.sent.append(answer)
+        self.reveal_at = time.monotonic() + 1.5
+
+    def close(self):
+        pass
+
+
+room = Room()
+shown = LiveAnswerWidget(room=room, room_name="r", every=0.5)
+shown
+"""
+
+
+def test_a_live_answer_by_keyboard_is_pressed_and_the_reveal_takes_the_focus_in_the_browser(
+    tmp_path: Path,
+) -> None:
+    """live(), as a learner answers by keyboard: the chosen option is pressed (aria-pressed, white on #00695c,
+    a ring, bold: not by colour alone), and when the answer is revealed the focus goes to what it says, not to
+    the page; axe-core finds nothing, and at 320 px nothing is cut off."""
+    require_browser()
+    from playwright.sync_api import expect
+
+    with lab_in_browser(tmp_path) as (lab, page, db):
+        nbformat.write(
+            nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(LIVE_CELL)]),
+            tmp_path / "course" / "live.ipynb",
+        )
+        open_notebook(lab, page, "live.ipynb", db)
+        nb.run_all(page)
+        nb.wait_for_text(page, ".course-live", "Question 1")
+        widget = page.locator(".course-live")
+        options = widget.locator("button.course-option")
+        expect(options.first).to_be_visible()
+        assert [options.nth(i).get_attribute("aria-pressed") for i in range(options.count())] == (
+            ["false"] * options.count()
+        )
+        options.nth(1).focus()
+        page.keyboard.press("Enter")
+        expect(options.nth(1)).to_have_attribute("aria-pressed", "true")
+        expect(options.nth(0)).to_have_attribute("aria-pressed", "false")
+        look = options.nth(1).evaluate(
+            "(e) => [getComputedStyle(e).backgroundColor, getComputedStyle(e).color, "
+            "getComputedStyle(e).fontWeight, getComputedStyle(e).boxShadow.includes('inset')]"
+        )
+        assert look == ["rgb(0, 105, 92)", "rgb(255, 255, 255)", "700", True]  # 6.6:1, and not colour alone
+        no_violations(page, ".course-live")
+        # the reveal: the buttons are disabled, and the focus goes to the verdict, not to the page
+        expect(widget).to_contain_text("the answer is", timeout=10_000)
+        expect(options.nth(1)).to_be_disabled()
+        expect(widget.locator("[class*='course-focus-']", has_text="the answer is")).to_be_focused()
+        no_violations(page, ".course-live")
+        page.set_viewport_size({"width": 320, "height": 900})
+        page.evaluate("() => window.jupyterapp.shell.collapseLeft()")
+        page.wait_for_timeout(300)
+        cut = widget.evaluate("(e) => e.scrollWidth - e.clientWidth")
+        assert cut <= 1, f"the live widget is {cut} px wider than a 320 px screen"
+        keep_screenshot(page, "revealed-320", show=widget)
 
 
 @pytest.mark.parametrize("ci", ["", "1"])

@@ -25,6 +25,7 @@ from course.widgets import (
     live,
     live_projector,
 )
+from course.widgets._chrome import FOCUS_PREFIX
 from course.widgets._texts import html_text
 
 postgres = pytest.importorskip("scheduler.postgres")
@@ -77,6 +78,11 @@ def text(widget: Any) -> str:
     return html_text(widget.value)
 
 
+def _focus_marks(widget: Any) -> int:
+    """How many focus requests the widget holds (`focus_here`: the chrome's script focuses it once each)."""
+    return sum(name.startswith(FOCUS_PREFIX) for name in widget._dom_classes)
+
+
 def test_without_a_class_database_the_widgets_say_so(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("COURSE_DB", raising=False)
     widget = live()
@@ -101,6 +107,7 @@ def test_a_live_session_with_three_learners(urls: dict[str, str]) -> None:
         widget.refresh()
         assert widget.presentation == first  # the projector's order and labels, for everyone
         assert text(widget.header).endswith("Question 1")
+        assert _focus_marks(widget.prompt) == 1  # the keyboard focus goes to the new question
     right, wrong = first.right_position, (first.right_position + 1) % len(first.order)
     learners["ana"].answer_choice(wrong)
     learners["ana"].answer_choice(right)  # changed her mind before the reveal
@@ -120,6 +127,7 @@ def test_a_live_session_with_three_learners(urls: dict[str, str]) -> None:
     assert "✓" in screen.bars.value
     for name, widget in learners.items():
         widget.refresh()
+        assert _focus_marks(widget.feedback) == 1  # the buttons are disabled: the focus goes to the reveal
         said = text(widget.feedback)
         if name == "cy":
             assert said.startswith(f"✗ You answered {first.label(wrong)}; the answer is {first.right_label}.")
