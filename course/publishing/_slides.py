@@ -10,7 +10,14 @@ per kind of cell, so that a lesson's slides follow its structure:
   the instructor reveals;
 - any other Markdown cell starts a **subslide** (a slide below the section's), so that no slide runs long;
 - the import-and-seed cell is **skipped** (it still runs; it only prints versions);
-- any other code cell continues the slide of the text above it (``-``).
+- any other code cell continues the slide of the text above it (``-``), unless the slide would then be taller
+  than a 1280 x 720 projector: `fit_breaks` packs the cells by their heights on such a slide (measured in
+  Chromium by ``tools/fit_slides.py``) and marks where a **subslide** must start instead (a code cell; a
+  Predict prompt with its answer cell, the two together; or the answer cell of a prompt in a heading's cell,
+  which then waits on a subslide of its own), in the cell's ``metadata.course`` (`BREAK`).
+
+``rise.css`` beside the lessons (RISE loads it) caps every cell at a slide's height: long code and long
+printouts scroll inside their cell, figures shrink to fit.
 
 A heading can start a slide only where it starts a cell: `split_at_headings` splits a Markdown cell before
 every ``##`` heading that is not its first line (the part above keeps the cell's id; each new cell gets one
@@ -29,7 +36,18 @@ from typing import Any
 import nbformat
 from nbformat.v4 import new_markdown_cell
 
-__all__ = ["HEADING", "PREDICT", "RISE_SETTINGS", "main", "mark_slides", "slide_types", "split_at_headings"]
+__all__ = [
+    "BREAK",
+    "HEADING",
+    "PREDICT",
+    "RISE_SETTINGS",
+    "SLIDE_HEIGHT",
+    "fit_breaks",
+    "main",
+    "mark_slides",
+    "slide_types",
+    "split_at_headings",
+]
 
 HEADING = "## "  # a section heading (numbered, or Exercises, Key takeaways, Quiz, References, Where next)
 
@@ -39,6 +57,12 @@ RISE_SETTINGS: dict[str, Any] = {"scroll": True, "slideNumber": True, "theme": "
 # How the import-and-seed cell starts (its output, versions, is not compared), or, in the learner's workbook,
 # where that test marker is gone, the comment it opens with.
 _IMPORTS = ("# NBVAL_IGNORE_OUTPUT", "# Imports and seeds")
+# A cell that starts a subslide because the slide above it is full: ``cell.metadata["course"][BREAK]``.
+BREAK = "new_subslide"
+# The height, in CSS px, of a slide's content in RISE on a 1280 x 720 screen (measured in Chromium), and the
+# height `fit_breaks` packs to: a margin for another machine's fonts.
+SLIDE_HEIGHT = 684
+PACKED_HEIGHT = 640
 
 
 def slide_types(cells: Sequence[Any]) -> list[str]:
@@ -55,7 +79,46 @@ def slide_types(cells: Sequence[Any]) -> list[str]:
             types.append("skip")
         else:
             types.append("fragment" if after_predict else "-")
+        if types[-1] in ("-", "fragment") and _marked(cell):
+            types[-1] = (
+                "subslide"  # the slide above is full (an answer cell: its prompt is in the heading's cell)
+            )
     return types
+
+
+def _marked(cell: Any) -> bool:
+    return bool(cell.get("metadata", {}).get("course", {}).get(BREAK))
+
+
+def fit_breaks(cells: Sequence[Any], heights: Sequence[float], height: float = PACKED_HEIGHT) -> list[int]:
+    """Where a subslide must start so that no slide is taller than `height`: the indices of the cells, given
+    the cells of a lesson with no break marked yet and each cell's height on a slide.
+
+    A Predict prompt and its answer cell are packed as one if they fit on a slide together; a slide that
+    starts with something taller than `height` stays as it is (rise.css caps a cell; `tools/fit_slides.py`
+    names any such cell).
+    """
+    types = slide_types(cells)
+    breaks: list[int] = []
+    filled = 0.0
+    index = 0
+    while index < len(types):
+        paired = _is_predict(cells[index]) and index + 1 < len(types) and types[index + 1] == "fragment"
+        # a prompt and its answer on one slide, unless the two are taller than a slide: then the answer waits
+        # on the next subslide
+        size = 2 if paired and types[index] == "fragment" and sum(heights[index : index + 2]) <= height else 1
+        tall = sum(heights[index : index + size])
+        if types[index] in ("slide", "subslide"):
+            filled = tall
+        elif types[index] == "skip":
+            pass
+        elif filled + tall > height and filled > 0:
+            breaks.append(index)
+            filled = tall
+        else:
+            filled += tall
+        index += size
+    return breaks
 
 
 def _is_predict(cell: Any) -> bool:

@@ -60,6 +60,7 @@ MANIFEST = ".workbook.json"
 UPDATED = ".updated"
 DEFAULT_DIR = Path("workbook")
 WELCOME = "00-welcome.ipynb"
+SLIDE_STYLE = "rise.css"
 INSTRUCTOR_DIR = Path(__file__).resolve().parents[2] / "notebooks"
 
 
@@ -238,6 +239,10 @@ def write_workbook(
     notebooks); report each file with `say`. Everything is converted before anything is written."""
     sources = list(notebooks) if notebooks is not None else instructor_notebooks()
     converted = [(path.name, nbformat.writes(workbook_notebook(path)).encode("utf-8")) for path in sources]
+    # the slides' style sheet (RISE loads it for each notebook in its folder): the same slides in the workbook
+    style = sources[0].parent / SLIDE_STYLE if sources else None
+    if style is not None and style.is_file():
+        converted.append((SLIDE_STYLE, style.read_bytes()))
     if directory.exists() and not directory.is_dir():
         raise WorkbookError(f"{directory} exists and is not a folder")
     directory.mkdir(parents=True, exist_ok=True)
@@ -248,7 +253,7 @@ def write_workbook(
         result = _place(name, new, directory / name, record)
         # An edited copy made from an older version (or from an unknown one): the new version goes beside it.
         if result.action == "kept" and record.get(name) != _digest(new):
-            beside = Path(name).stem + UPDATED + ".ipynb"
+            beside = Path(name).stem + UPDATED + Path(name).suffix
             placed = _place(beside, new, directory / beside, record)
             result = Written(name, "refused" if placed.action == "kept" else "beside", placed.path)
         results.append(result)

@@ -104,6 +104,12 @@ _COMMANDS = {  # name: (help, description)
         "exercises' solutions replaced by stubs. A notebook you have edited is never overwritten: when the "
         "course has a newer version of it, that version is written beside yours as NN-name.updated.ipynb.",
     ),
+    "export-slides": (
+        "write a lesson's slides as a web page that opens offline",
+        "Write LESSON's slides (the instructor notebook, with its outputs) to DIR/NN-name.html, with the "
+        "reveal.js and MathJax it loads copied beside it: the folder opens from disk in a browser, with no "
+        "network, or served over HTTP.",
+    ),
     "export-anki": (
         "write the questions to an Anki package (.apkg)",
         "Write the questions of the lessons named (default: every lesson) to FILE, an Anki package: one "
@@ -152,14 +158,15 @@ _COMMANDS = {  # name: (help, description)
 
 def parser() -> argparse.ArgumentParser:
     """The parser of ``python -m course`` and its commands: review, quiz, cram, stats, check, workbook,
-    export-anki, export-progress, import-progress, settings, optimize, session-report and class-report."""
+    export-slides, export-anki, export-progress, import-progress, settings, optimize, session-report and
+    class-report."""
     main = argparse.ArgumentParser(
         prog="python -m course",
         description="Spaced-repetition reviews of the attention course's self-check questions.",
         epilog="Progress file: --db PATH, else $COURSE_DB, else progress.sqlite3 in your per-user data "
         "directory. Exit status: 0 done, 1 invalid question bank (or lint warnings with check --strict), "
-        "2 progress file unusable, workbook not written, or bad arguments, 3 optimize: too few reviews to "
-        "fit to yet.",
+        "2 progress file unusable, workbook or slides not written, or bad arguments, 3 optimize: too few "
+        "reviews to fit to yet.",
     )
     commands = main.add_subparsers(dest="command", required=True, metavar="COMMAND")
     sub = {
@@ -187,6 +194,10 @@ def parser() -> argparse.ArgumentParser:
     )
     sub["workbook"].add_argument(
         "dir", nargs="?", default="workbook", metavar="DIR", help="default: workbook"
+    )
+    sub["export-slides"].add_argument("lesson", metavar="LESSON", help="a lesson id, e.g. 02")
+    sub["export-slides"].add_argument(
+        "--out", default="slides", metavar="DIR", help="the folder to write (default: slides)"
     )
     _transfers(sub)
     _scheduling(sub)

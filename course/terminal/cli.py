@@ -1,5 +1,5 @@
-"""``python -m course``: review, quiz, cram, stats, check, workbook, transfers, settings, optimize,
-session-report and class-report, in a terminal.
+"""``python -m course``: review, quiz, cram, stats, check, workbook, export-slides, transfers, settings,
+optimize, session-report and class-report, in a terminal.
 
 This is the outermost layer: the only place of the terminal interface that reads the clock (`now`, or the
 hidden ``--now`` option that freezes it for tests and demos). Exit status: 0 done, 1 the question bank is
@@ -68,6 +68,7 @@ from course.terminal.review import START, review
 from course.terminal.scheduling import SCHEDULING, optimize, settings
 from course.terminal.session import NotSaved
 from course.terminal.session_report import session_report
+from course.terminal.slides import export_slides
 from course.terminal.transfer import TRANSFERS, transfer
 from course.terminal.workbook import workbook
 from course.terminal.writing import NOT_DONE, NotWritable, not_done
@@ -103,6 +104,8 @@ def main(
         return EXIT_USAGE
     if args.command == "workbook":
         return workbook(Path(args.dir), out, err)
+    if args.command == "export-slides":
+        return export_slides(args.lesson, Path(args.out), out, err)
     source = stdin if stdin is not None else sys.stdin
     if stdin is None and stdout is None:
         tolerate_encoding_errors(sys.stdin, sys.stdout)

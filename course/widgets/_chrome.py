@@ -10,8 +10,9 @@ that says what just happened, moves the focus where the kernel asks (`focus_here
 summary), sends a typed answer with its text (`course.widgets._typed`), keeps a code box
 (`course.widgets._code`) a code editor (Enter keeps the indentation, a level more after a colon; Backspace at
 an indent removes a level; Tab indents, Escape then Tab or Shift+Tab leaves; it grows with its code;
-Shift+Enter sends the code with its text), and says what to do when a click or a submission gets no answer
-from the kernel (`STALE_TEXT`: it was restarted or stopped, run the cell again).
+Shift+Enter sends the code with its text), lets a formula wider than its column (MathJax breaks none) scroll
+within it and take the focus (`WIDE_MATH_CLASS`), and says what to do when a click or a submission gets no
+answer from the kernel (`STALE_TEXT`: it was restarted or stopped, run the cell again).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ __all__ = [
     "SUBMIT_CLASS",
     "SUMMARY_CLASS",
     "TYPED_CLASS",
+    "WIDE_MATH_CLASS",
     "focus",
     "focus_here",
     "view_bundle",
@@ -61,6 +63,7 @@ CODE_CLASS = "course-code"  # a code box (a textarea): Tab indents, Shift+Enter 
 CODE_HINT_CLASS = "course-code-hint"  # the keys of the code box beside it: its description
 CODE_ROWS = (6, 40)  # the fewest and the most rows a code box grows to (`course.widgets._code`)
 STALE_CLASS = "course-stale"  # where the script says that the kernel does not answer
+WIDE_MATH_CLASS = "course-math-wide"  # a formula wider than its column: it scrolls, and takes the focus
 STALE_TEXT = (
     "Nothing happened? This widget is not connected to a running kernel any more (it was restarted or "
     "stopped). Run this cell again (Shift+Enter) to start it again."
@@ -118,6 +121,11 @@ _STYLE = f"""<style>
 .{STATUS_CLASS} {{ position: absolute !important; width: 1px !important; height: 1px !important;
   margin: -1px !important; padding: 0 !important; overflow: hidden !important; clip: rect(0 0 0 0) !important;
   white-space: nowrap !important; border: 0 !important; }}
+.{ROOT_CLASS} mjx-container.{WIDE_MATH_CLASS} {{ max-width: 100%; overflow-x: auto; overflow-y: hidden; }}
+.{ROOT_CLASS} mjx-container.{WIDE_MATH_CLASS}:not([display="true"]) {{ display: inline-block;
+  vertical-align: middle; }}
+.{ROOT_CLASS} mjx-container.{WIDE_MATH_CLASS}:focus-visible {{
+  outline: 2px solid var(--jp-brand-color1, #1976d2); outline-offset: 1px; }}
 .{STALE_CLASS}:empty {{ display: none; }}
 .{STALE_CLASS} {{ margin: 0.5em 0; padding: 0.5em; border-left: 4px solid var(--jp-warn-color1, #f57c00); }}
 </style>"""
@@ -138,7 +146,22 @@ function fit(box) {{  // a code box: as many rows as its lines and one more, wit
   if (Number(box.getAttribute('rows')) < rows) box.setAttribute('rows', String(rows));
   box.setAttribute('data-fitted', box.getAttribute('rows'));
 }}
+function wide() {{  // a formula wider than its column (MathJax does not break one) scrolls within it, and
+  // so that the keyboard can scroll it, takes the focus; one that fits is left as MathJax set it
+  root.querySelectorAll('mjx-container').forEach(function (m) {{
+    var column = m.parentElement && m.parentElement.closest('.widget-htmlmath-content, .widget-html-content');
+    if (!column) return;
+    var was = m.classList.contains('{WIDE_MATH_CLASS}');
+    // its own width, measured while MathJax's (not this) style sets it: the choice never flips back and forth
+    if (!was) m.setAttribute('data-width', String(m.getBoundingClientRect().width));
+    var now = Number(m.getAttribute('data-width')) > column.clientWidth + 1;
+    if (now === was) return;
+    m.classList.toggle('{WIDE_MATH_CLASS}', now);
+    if (now) m.setAttribute('tabindex', '0'); else m.removeAttribute('tabindex');
+  }});
+}}
 function tidy() {{
+  wide();
   root.querySelectorAll('button, input, select, textarea, [tabindex]').forEach(function (el) {{
     set(el, 'data-lm-suppress-shortcuts', 'true');
   }});
@@ -270,6 +293,10 @@ function insert(t, text) {{  // insertText keeps the browser's undo and fires th
     t.dispatchEvent(new Event('input', {{bubbles: true}}));
   }}
 }}
+var across = root.clientWidth;  // the screen narrowed or widened: a formula may fit now, or no longer
+if (window.ResizeObserver) new ResizeObserver(function () {{
+  if (root.clientWidth !== across) {{ across = root.clientWidth; wide(); }}
+}}).observe(root);
 root.addEventListener('keydown', indent, true);
 root.addEventListener('keydown', edit, true);
 root.addEventListener('input', function (event) {{

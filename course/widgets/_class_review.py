@@ -110,7 +110,7 @@ class ClassReviewWidget:
             continuous_update=False,
             style={"description_width": "initial"},
         )
-        self.count.layout.width = "14em"
+        # the box's width is the style sheet's (`PROJECTOR_STYLE`): its label and box wrap on a narrow screen
         self.count.add_class(COUNT_CLASS)
         self.count.observe(self._on_count, names="value")
         self.saved = widgets.HTML()

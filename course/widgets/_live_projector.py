@@ -55,15 +55,21 @@ if TYPE_CHECKING:  # psycopg: only for a class database, and only the types here
 __all__ = ["LiveProjectorWidget", "live_projector"]
 
 _BARS = """<style>
-.course-live-row { display: flex; align-items: center; gap: 0.5em; margin: 0.15em 0; font-size: 24px; }
+.course-live-row { display: flex; flex-wrap: wrap; align-items: center; gap: 0.2em 0.5em; margin: 0.15em 0;
+  font-size: 24px; max-width: 100%; }
 .course-live-tally p, .course-live-answer p { font-size: 24px; }
-.course-live-text { flex: 1 1 60%; }
-.course-live-bar { flex: 0 0 30%; background: #eee; height: 0.9em; border: 1px solid #000; }
+.course-live-bars { align-self: stretch; }
+.course-live-bars > .widget-htmlmath-content { flex: 1 1 auto; min-width: 0; }
+.course-live-text { flex: 1 1 55%; min-width: min(100%, 12em); max-width: 100%; overflow-wrap: anywhere; }
+.course-live-bar { flex: 1 0 30%; min-width: 2em; background: #eee; height: 0.9em; border: 1px solid #000;
+  box-sizing: border-box; }
 .course-live-bar > span { display: block; height: 100%; background: #2166ac; }
 .course-live-right .course-live-bar > span { background: #00441b; }
 .course-live-right { font-weight: 700; color: #00441b; }
-.course-live-count { flex: 0 0 3em; text-align: right; }
+.course-live-count { flex: 0 0 auto; min-width: 2em; text-align: right; white-space: nowrap; }
 </style>"""
+# A row wraps where the widget is narrow (320 px): its text takes the whole line, the bar and count the next;
+# a long number typed breaks anywhere rather than run past the widget.
 # Space reveals, the right arrow (or Page Down) asks the next question.
 _KEYS = {" ": "course-reveal", "ArrowRight": "course-next", "PageDown": "course-next"}
 _CHROME = projector_chrome(
@@ -115,6 +121,7 @@ class LiveProjectorWidget:
         self.tally = widgets.HTML()
         self.tally.add_class("course-live-tally")
         self.bars = widgets.HTMLMath()
+        self.bars.add_class("course-live-bars")  # the whole width, a numeric question's short rows too
         self.answer = widgets.HTMLMath()
         self.answer.add_class("course-live-answer")
         self.notice = widgets.HTML()

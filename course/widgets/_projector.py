@@ -33,8 +33,16 @@ PROJECTOR_STYLE = f"""<style>
 .{CLASS_CLASS} .course-class-right .widget-htmlmath-content {{ color: #00441b; font-weight: 700; }}
 .course-widget.{CLASS_CLASS} .jupyter-button, .course-widget.{CLASS_CLASS} input {{ font-size: 22px;
   height: auto; padding: 0.2em 0.6em; }}
+.course-widget.{CLASS_CLASS} .jupyter-button {{ width: auto; min-width: 5em; max-width: 100%;
+  overflow: visible; text-overflow: clip; white-space: normal; overflow-wrap: break-word; }}
 .course-widget.{CLASS_CLASS} .widget-label {{ font-size: 22px; }}
 .{CLASS_CLASS} .course-class-of {{ white-space: nowrap; margin: 0 0.6em; flex: none; }}
+.course-widget.{CLASS_CLASS} .{COUNT_CLASS} {{ width: auto; max-width: 100%; min-width: 0; flex-wrap: wrap;
+  height: auto; }}
+.course-widget.{CLASS_CLASS} .{COUNT_CLASS} .widget-label {{ width: auto; max-width: 100%; height: auto;
+  white-space: normal; overflow: visible; text-overflow: clip; line-height: 1.4; }}
+.course-widget.{CLASS_CLASS} .{COUNT_CLASS} input {{ flex: 0 1 6em; width: 6em; min-width: 3em;
+  max-width: 100%; }}
 </style>"""
 
 

@@ -439,6 +439,21 @@ _OVERFLOW = """() => {
 }"""
 
 
+# Each formula of the course's widget that runs past its column (MathJax breaks none; one too wide scrolls
+# within the column instead), and each that scrolls without taking the focus: [overflows, unreachable].
+_MATH_PAST = """() => {
+  const root = window.jupyterapp.shell.currentWidget.node.querySelector('.course-widget');
+  const past = [], unreachable = [];
+  for (const m of root.querySelectorAll('mjx-container')) {
+    const column = m.parentElement.closest('.widget-htmlmath-content, .widget-html-content');
+    if (!column || !m.getBoundingClientRect().width) continue;
+    if (m.getBoundingClientRect().right > column.getBoundingClientRect().right + 1) past.push(m.textContent);
+    if (m.scrollWidth > m.clientWidth + 1 && m.tabIndex < 0) unreachable.push(m.textContent);
+  }
+  return [past, unreachable];
+}"""
+
+
 @pytest.mark.browser
 @pytest.mark.timeout(150, method="signal")
 def test_numbers_typed_at_full_speed_are_graded_as_typed_and_the_quiz_reflows_in_the_browser(
@@ -519,6 +534,22 @@ def test_numbers_typed_at_full_speed_are_graded_as_typed_and_the_quiz_reflows_in
         wide, width, area = page.evaluate(_OVERFLOW)
         assert wide == [] and width <= area, f"wider than {area} px: {wide}"
         keep_screenshot(page, "320px", show=quiz)
+        no_violations(page, ".course-widget")
+        # a formula wider than the column (this feedback's, at 14 px) scrolls within it and takes the focus
+        assert (
+            nb.kernel_exec(page, f"{find}\nw.index = {at['01-logsumexp-two-equal']}\nw._show_current()") == ""
+        )
+        box = quiz.get_by_role("textbox")
+        expect(box).to_be_enabled()
+        box.fill("2")
+        box.press("Enter")
+        expect(status).to_contain_text("You answered 2; the answer is 1000.69")
+        nb.wait_math_typeset(page, ".widget-htmlmath")
+        page.wait_for_timeout(300)
+        assert page.evaluate(_MATH_PAST) == [[], []], "a formula of the feedback runs past 320 px"
+        wide, width, area = page.evaluate(_OVERFLOW)
+        assert wide == [] and width <= area, f"wider than {area} px: {wide}"
+        keep_screenshot(page, "320px-maths", show=quiz.locator(".widget-htmlmath", has_text="You answered 2"))
         no_violations(page, ".course-widget")
         # a right answer's ratings: each radio button's target at least 24 px high (WCAG 2.5.8), all in view
         assert (
@@ -654,9 +685,37 @@ def test_a_lesson_as_slides_in_the_browser(tmp_path: Path) -> None:
         page.wait_for_function(
             "(text) => (" + _PRESENT + ")()?.includes(text)", arg="1. Tokens as vectors", timeout=10_000
         )
-        fragments = page.locator(".reveal .slides .fragment", has_text="Predict:")
-        assert fragments.count() >= 5  # each Predict prompt of the lesson waits for a key press
+        # each Predict prompt and its answer wait for a key press (as fragments, or as the next subslide)
+        answers = page.locator(".reveal .slides .fragment")
+        assert answers.count() >= 10
         keep_screenshot(page, "section-1")
+
+
+# The focus is somewhere other than the page itself (a key pressed then goes to the widget, not to nothing).
+_NOT_ON_BODY = "() => document.activeElement !== null && document.activeElement !== document.body"
+# [selector, scrollWidth - clientWidth] of the widget and each of its rows wider than its box.
+_CUT = """(root) => [root, ...root.querySelectorAll(
+    '.course-live-row, .course-live-text, .course-class-option, .course-class-count, .widget-hbox')]
+  .filter((e) => e.scrollWidth > e.clientWidth + 1)
+  .map((e) => [String(e.className).split(' ').slice(-1)[0] + ': ' + (e.textContent || '').slice(0, 30),
+    e.scrollWidth - e.clientWidth])"""
+# WCAG 1.4.12's text spacing, as a reader's style sheet applies it.
+_TEXT_SPACING = """() => { const s = document.createElement('style'); s.id = 'text-spacing';
+  s.textContent = '* { line-height: 1.5 !important; letter-spacing: 0.12em !important; ' +
+    'word-spacing: 0.16em !important; } p { margin-bottom: 2em !important; }';
+  document.head.appendChild(s); }"""
+# Each button of the widget whose text is cut: [its text, scrollWidth - clientWidth].
+_BUTTONS_CUT = """(root) => Array.from(root.querySelectorAll('button'))
+  .filter((b) => b.scrollWidth > b.clientWidth || b.scrollHeight > b.clientHeight + 1 ||
+    getComputedStyle(b).textOverflow === 'ellipsis')
+  .map((b) => [b.textContent, b.scrollWidth - b.clientWidth, b.scrollHeight - b.clientHeight])"""
+
+
+def at_320(page: Any) -> None:
+    """A 320 CSS px screen (a phone, or 400 % zoom), the left sidebar collapsed."""
+    page.set_viewport_size({"width": 320, "height": 900})
+    page.evaluate("() => window.jupyterapp.shell.collapseLeft()")
+    page.wait_for_timeout(300)
 
 
 @pytest.mark.browser
@@ -698,6 +757,14 @@ def test_the_class_review_on_the_projector_by_keyboard_in_the_browser(tmp_path: 
         expect(room.locator(".course-class-right")).to_have_count(1)
         expect(room.locator(".course-class-right")).to_contain_text(first.answer)
         keep_screenshot(page, "answer", show=room)
+        # WCAG 1.4.12: with a reader's text spacing no button's text is cut ("◀ Previous" was: fixed width)
+        page.evaluate(_TEXT_SPACING)
+        page.wait_for_timeout(200)
+        previous = room.get_by_role("button", name="◀ Previous")
+        assert previous.evaluate("(b) => b.scrollWidth - b.clientWidth") <= 0
+        assert room.evaluate(_BUTTONS_CUT) == [], "a button's text is cut with WCAG 1.4.12's spacing"
+        page.evaluate("() => document.getElementById('text-spacing').remove()")
+        room.focus()
         # the count typed as the hint says, with no Tab first: one digit, then Enter
         expect(room).to_contain_text("not counted yet: type the count, then Enter")
         page.keyboard.type("7")
@@ -751,6 +818,24 @@ def test_the_class_review_on_the_projector_by_keyboard_in_the_browser(tmp_path: 
         room.get_by_role("button", name="Finish").click()
         expect(room.locator("h3", has_text="Revisit")).to_have_count(1)
         keep_screenshot(page, "summary", show=room)
+        no_violations(page, ".course-class-review")
+        # at 320 CSS px nothing is cut: the count box ("Got it right:") wraps, the buttons keep their text
+        room.focus()
+        page.keyboard.press("ArrowLeft")
+        expect(room).to_contain_text("Class review · question 6 / ")
+        at_320(page)
+        assert room.evaluate(_CUT) == [], "the class review is cut at 320 px"
+        box = room.locator(".course-class-count")
+        assert box.evaluate(
+            "(e) => e.getBoundingClientRect().right <= "
+            "e.closest('.course-class-review').getBoundingClientRect().right + 1"
+        )
+        page.evaluate(_TEXT_SPACING)
+        page.wait_for_timeout(200)
+        assert room.evaluate(_BUTTONS_CUT) == [], "a button's text is cut at 320 px with 1.4.12's spacing"
+        assert room.evaluate(_CUT) == [], "the class review is cut at 320 px with 1.4.12's spacing"
+        page.evaluate("() => document.getElementById('text-spacing').remove()")
+        keep_screenshot(page, "320px", show=box)
         no_violations(page, ".course-class-review")
     assert not db.exists(), "a class review never touches a learner's progress"
     with ClassReviewLog.open(sessions, create=False) as log:
@@ -845,6 +930,157 @@ def test_a_live_answer_by_keyboard_is_pressed_and_the_reveal_takes_the_focus_in_
         cut = widget.evaluate("(e) => e.scrollWidth - e.clientWidth")
         assert cut <= 1, f"the live widget is {cut} px wider than a 320 px screen"
         keep_screenshot(page, "revealed-320", show=widget)
+
+
+PROJECTOR_CELL = """
+from datetime import datetime, timezone
+import random
+from course import load_bank
+from course.widgets._live_projector import LiveProjectorWidget
+from scheduler.postgres import LiveAnswers, LiveState
+
+BANK = load_bank()
+QUESTIONS = [BANK.get(i) for i in ("01-scale-dot-vs-cosine", "02-dot-variance", "02-score-shape")]
+T0 = datetime(2026, 12, 1, 9, tzinfo=timezone.utc)
+# what the class answered to each question (a numeric one's answers as typed: long numbers among them)
+ANSWERS = [
+    {"1": 14, "0": 5, "3": 3, "2": 2},
+    {"256": 11, "16": 6, "0.0625": 2, "65536": 1, "1234567890123456789012345678.5": 1, "1.5e-300": 1, "3": 1},
+    {"1": 20, "0": 3, "3": 1},
+]
+
+
+class Room:  # a live room with no database: the answers above arrive at once
+    def __init__(self):
+        self.now = LiveState(1, "teacher", "t", 0, None, "", False, False, T0, "teacher")
+
+    def _set(self, **changes):
+        fields = dict(self.now.__dict__, **changes)
+        self.now = LiveState(**fields)
+        return self.now
+
+    def start(self, title, at, room=None):
+        return self._set(title=title, room=room or "teacher")
+
+    def ask(self, session, item_id, at, layout=""):
+        return self._set(position=self.now.position + 1, item_id=item_id, layout=layout, revealed=False)
+
+    def reveal(self, session, at):
+        return self._set(revealed=True)
+
+    def end(self, session, at):
+        return self._set(ended=True)
+
+    def answers(self, session, position):
+        return LiveAnswers(dict(ANSWERS[position - 1]))
+
+    def results(self, session):
+        return [(i + 1, q.id, LiveAnswers(dict(ANSWERS[i]))) for i, q in enumerate(QUESTIONS)]
+
+    def close(self):
+        pass
+
+
+shown = LiveProjectorWidget(QUESTIONS, ["01", "02"], room=Room(), every=0.5, rng=random.Random(3))
+shown
+"""
+
+
+@pytest.mark.browser
+@pytest.mark.timeout(150, method="signal")
+def test_the_live_projector_by_keyboard_fits_and_axe_in_the_browser(tmp_path: Path) -> None:
+    """The instructor's live projector, on a fake room, by keyboard alone: Start (Enter), Space reveals, the
+    right arrow asks the next question, Finish (Enter) ends; after each the focus is in the widget, never on
+    the page. Its counts wrap at 1280 px and at 320 px (a numeric question's long answers too), its buttons
+    keep their text with WCAG 1.4.12's text spacing, and axe-core finds nothing at either width."""
+    require_browser()
+    from playwright.sync_api import expect
+
+    with lab_in_browser(tmp_path) as (lab, page, db):
+        page.set_viewport_size({"width": 1280, "height": 720})
+        nbformat.write(
+            nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(PROJECTOR_CELL)]),
+            tmp_path / "course" / "projector.ipynb",
+        )
+        open_notebook(lab, page, "projector.ipynb", db)
+        nb.run_all(page)
+        nb.wait_for_text(page, ".course-class-review", "Press Start to begin")
+        room = page.locator(".course-class-review")
+        expect(room).to_be_focused()
+        assert room.get_attribute("role") == "application"
+        no_violations(page, ".course-class-review")
+        start = room.get_by_role("button", name="Start")
+        start.focus()
+        page.keyboard.press("Enter")
+        expect(room).to_contain_text("question 1 / 3")
+        expect(start).to_be_disabled()
+        expect(room).to_be_focused()  # Start, disabled once pressed, gives the focus back to the widget
+        assert page.evaluate(_NOT_ON_BODY)
+        rows = room.locator(".course-live-row")
+        expect(rows).to_have_count(4)
+        expect(room.locator(".course-live-tally")).to_contain_text("24 answered")
+        assert room.evaluate(_CUT) == []
+        page.keyboard.press("Space")  # reveal
+        expect(room.locator(".course-live-right")).to_have_count(1)
+        expect(room.locator(".course-live-answer")).to_contain_text("Answer: ")
+        assert page.evaluate(_NOT_ON_BODY)
+        expect(room).to_be_focused()
+        nb.wait_math_typeset(page, ".course-class-review .widget-htmlmath")
+        assert room.evaluate(_CUT) == []
+        keep_screenshot(page, "choice-revealed-1280x720", show=room.locator(".course-live-answer"))
+        no_violations(page, ".course-class-review")
+        page.evaluate(_TEXT_SPACING)
+        page.wait_for_timeout(200)
+        assert room.evaluate(_BUTTONS_CUT) == [], "a button's text is cut with WCAG 1.4.12's spacing"
+        assert room.evaluate(_CUT) == []
+        page.evaluate("() => document.getElementById('text-spacing').remove()")
+
+        page.keyboard.press("ArrowRight")  # the numeric question
+        expect(room).to_contain_text("question 2 / 3")
+        assert page.evaluate(_NOT_ON_BODY)
+        expect(rows).to_have_count(6)  # the 5 answers most given, then "other"
+        expect(room.locator(".course-live-tally")).to_contain_text("23 answered")
+        page.wait_for_timeout(300)
+        assert room.evaluate(_CUT) == [], "a numeric question's counts are cut at 1280 px"
+        keep_screenshot(page, "numeric-1280x720", show=room.locator(".course-class-prompt"))
+        page.keyboard.press("Space")
+        expect(room.locator(".course-live-right")).to_have_count(1)
+        assert page.evaluate(_NOT_ON_BODY)
+        assert room.evaluate(_CUT) == []
+        keep_screenshot(page, "numeric-revealed-1280x720", show=rows.first)
+        no_violations(page, ".course-class-review")
+
+        at_320(page)
+        assert room.evaluate(_CUT) == [], "the numeric question's counts are cut at 320 px"
+        keep_screenshot(page, "numeric-revealed-320", show=rows.first)
+        no_violations(page, ".course-class-review")
+        page.keyboard.press("ArrowRight")  # the last question: Next says Finish
+        expect(room).to_contain_text("question 3 / 3")
+        assert page.evaluate(_NOT_ON_BODY)
+        nb.wait_math_typeset(page, ".course-class-review .widget-htmlmath")
+        expect(room.locator(".course-live-tally")).to_contain_text("24 answered")
+        page.wait_for_timeout(300)
+        assert room.evaluate(_CUT) == [], "a choice question's counts are cut at 320 px"
+        page.keyboard.press("Space")
+        expect(room.locator(".course-live-right")).to_have_count(1)
+        assert page.evaluate(_NOT_ON_BODY)
+        assert room.evaluate(_CUT) == []
+        keep_screenshot(page, "choice-revealed-320", show=rows.first)
+        no_violations(page, ".course-class-review")
+        page.evaluate(_TEXT_SPACING)
+        page.wait_for_timeout(200)
+        assert room.evaluate(_BUTTONS_CUT) == [], "a button's text is cut at 320 px with 1.4.12's spacing"
+        page.evaluate("() => document.getElementById('text-spacing').remove()")
+        finish = room.get_by_role("button", name="Finish")
+        finish.focus()
+        page.keyboard.press("Enter")
+        expect(room).to_contain_text("Live session 1 ended.")
+        expect(room.locator("button.course-next")).to_be_disabled()  # named "Next ▶" again
+        assert page.evaluate(_NOT_ON_BODY)
+        expect(room).to_be_focused()  # Finish, disabled at the end, gives the focus back
+        expect(room.locator("h3", has_text="Most missed first")).to_have_count(1)
+        assert room.evaluate(_CUT) == []
+        no_violations(page, ".course-class-review")
 
 
 @pytest.mark.parametrize("ci", ["", "1"])

@@ -12,9 +12,11 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from course.lessons import LESSONS, QUIZ_LESSONS
 from course.publishing._slides import (
+    BREAK,
     HEADING,
     PREDICT,
     RISE_SETTINGS,
+    fit_breaks,
     main,
     mark_slides,
     slide_types,
@@ -165,7 +167,72 @@ def test_every_lesson_is_marked_for_slides(path):
         for index, cell in enumerate(stored.cells)
         if cell.cell_type == "markdown" and PREDICT in cell.source and not cell.source.startswith("## ")
     ]
-    assert all(types[index] == "fragment" for index in predicts)
+    # a fragment, or at the top of a subslide of its own when the slide above is full: its answer still waits
+    assert all(types[i] == _waiting(stored.cells[i]) for i in predicts)
+    answers = [i + 1 for i in predicts if stored.cells[i + 1].cell_type == "code"]
+    # a prompt's answer waits for a key: a fragment, or the next subslide when the two do not fit on one
+    assert answers and all(types[i] == _waiting(stored.cells[i]) for i in answers)
+    broken = [index for index, cell in enumerate(stored.cells) if _broken(cell)]
+    assert all(types[index] == "subslide" for index in broken)
+    # ... as does the answer to a prompt in a heading's cell: a fragment, or the next subslide when it is tall
+    headed = [
+        i + 1
+        for i, cell in enumerate(stored.cells[:-1])
+        if cell.cell_type == "markdown" and PREDICT in cell.source and cell.source.startswith("## ")
+    ]
+    assert all(types[i] == _waiting(stored.cells[i]) for i in headed)
+
+
+def _broken(cell):
+    return cell.metadata.get("course", {}).get(BREAK) is True
+
+
+def _waiting(cell):
+    """What a cell that waits for a key press is: a fragment, or a subslide where the slide above is full."""
+    return "subslide" if _broken(cell) else "fragment"
+
+
+def test_fit_breaks_packs_cells_to_the_height_and_keeps_a_prompt_with_its_answer():
+    cells = [
+        new_markdown_cell("## 1. A section"),
+        new_code_cell("a = 1"),
+        new_code_cell("b = 2"),
+        new_markdown_cell("**Predict:** what is a + b?"),
+        new_code_cell("a + b"),
+        new_code_cell("plot()"),
+        new_markdown_cell("More text."),
+        new_code_cell("c = 3"),
+        new_markdown_cell("## 2. Another, whose **Predict:** is in its heading's cell"),
+        new_code_cell("c"),  # its answer: a fragment, packed alone
+    ]
+    heights = [300, 200, 100, 50, 200, 700, 100, 500, 100, 600]
+    # 300+200+100 = 600 fits 640; the prompt and its answer (250) do not: both start a subslide; 250+700 does
+    # not fit either (the 700 starts its own, and stays too tall); a subslide starts afresh; 100+500 fits;
+    # a heading's answer (600) does not fit under its heading (100) and waits on a subslide of its own
+    assert slide_types(cells)[3:5] == ["fragment", "fragment"] and slide_types(cells)[9] == "fragment"
+    assert fit_breaks(cells, heights) == [3, 5, 9]
+    assert fit_breaks(cells, heights, height=10_000) == []
+    assert fit_breaks(cells[:2], [700, 10]) == [1]
+    # a prompt and an answer taller than a slide together: the answer starts the next subslide
+    assert fit_breaks(cells[:5], [100, 100, 100, 450, 300]) == [3, 4]
+
+
+def test_a_marked_cell_starts_a_subslide_but_an_answer_cell_stays_a_fragment():
+    cells = [
+        new_markdown_cell("## 1. Section"),
+        new_code_cell("x = 1"),
+        new_markdown_cell("**Predict:** what is x?"),
+        new_code_cell("x"),
+        new_code_cell("y = 2"),
+    ]
+    for cell in (cells[1], cells[2], cells[4]):  # fit_breaks keeps a prompt and its answer on one slide
+        cell.metadata["course"] = {BREAK: True}
+    assert slide_types(cells) == ["slide", "subslide", "subslide", "fragment", "subslide"]
+    cells[0].source = "## 1. Section\n\n**Predict:** what will x be?"  # the answer to a heading's prompt
+    cells[1].metadata["course"] = {BREAK: True}
+    assert slide_types(cells)[:2] == ["slide", "subslide"]
+    del cells[1].metadata["course"]
+    assert slide_types(cells)[:2] == ["slide", "fragment"]
 
 
 @pytest.mark.parametrize("path", LESSON_FILES, ids=lambda path: path.name)

@@ -318,6 +318,7 @@ def test_the_command_writes_the_course_and_says_how_to_open_it(tmp_path: Path) -
     assert sorted(p.name for p in target.glob("*.ipynb")) == names
     assert out.getvalue().splitlines() == [
         *(f"{target / name}: written" for name in names),
+        f"{target / 'rise.css'}: written",
         f"Your workbook is in {target}. Open it with: jupyter lab {target / '00-welcome.ipynb'}",
     ]
     assert err.getvalue() == ""
