@@ -15,7 +15,9 @@ __all__ = [
     "cram",
     "lesson_seed",
     "load_bank",
+    "predict",
     "quiz",
+    "reveal",
     "review",
 ]
 
@@ -26,7 +28,9 @@ _WHERE = {
     "load_bank": "course.bank",
     "lesson_seed": "course.seeds",
     "cram": "course.widgets",
+    "predict": "course.widgets",
     "quiz": "course.widgets",
+    "reveal": "course.widgets",
     "review": "course.widgets",
 }
 

@@ -9,6 +9,8 @@ importer can check a whole file against them first (``course.progress`` does).
 - **Durations** are whole milliseconds from 0 to `MAX_DURATION_MS`, a 64-bit integer column's largest value.
 - **Ids** (items, decks) are non-empty text of at most `MAX_ID_BYTES` bytes in UTF-8, without U+0000
   (PostgreSQL's text cannot hold it) and without lone surrogates (which are not UTF-8).
+- **Short texts** (a nudge's reason, `MAX_REASON`; a prediction's answer, `MAX_PREDICTION_ANSWER`) are one
+  line of at most that many characters, without control characters.
 """
 
 from __future__ import annotations
@@ -21,8 +23,10 @@ __all__ = [
     "MAX_DURATION_MS",
     "MAX_ID_BYTES",
     "MAX_INTERVAL_DAYS",
+    "MAX_PREDICTION_ANSWER",
     "MAX_REASON",
     "id_problem",
+    "prediction_answer_problem",
     "reason_problem",
     "time_range_text",
 ]
@@ -72,4 +76,18 @@ def reason_problem(value: object) -> str | None:
         return "must be a non-empty str"
     if len(value) > MAX_REASON or any(ord(c) < 32 or ord(c) == 127 for c in value):
         return f"must be at most {MAX_REASON} characters on one line"
+    return id_problem(value)
+
+
+MAX_PREDICTION_ANSWER = 200
+"""The most characters a prediction's answer holds (``PredictionEvent.answer``): a guess, on one line."""
+
+
+def prediction_answer_problem(value: object) -> str | None:
+    """Why `value` cannot be a prediction's answer, as a phrase that follows its name, or None when it can
+    ("" can: a prediction skipped)."""
+    if not isinstance(value, str):
+        return 'must be a str ("" when skipped)'
+    if len(value) > MAX_PREDICTION_ANSWER or any(ord(c) < 32 or ord(c) == 127 for c in value):
+        return f"must be at most {MAX_PREDICTION_ANSWER} characters on one line"
     return id_problem(value)

@@ -21,6 +21,7 @@ __all__ = [
     "LogEntry",
     "Merged",
     "Nudge",
+    "PredictionEvent",
     "Rating",
     "Review",
     "Settings",
@@ -118,6 +119,21 @@ class Nudge:
 
 
 @dataclass(frozen=True)
+class PredictionEvent:
+    """A guess committed before its outcome is shown (a learner predicting what a cell will print): an
+    event of its own, never a review; it changes no card and no schedule. ``answer`` is the guess as
+    committed (plain text, one line; "" when skipped), ``right`` whether it was right (None: skipped).
+
+    Not named ``Prediction``: that is ``scheduler.Prediction``, an answer's predicted chance of recall as
+    the calibration scores it (``scheduler.predictions``)."""
+
+    item_id: str
+    predicted_at: datetime
+    answer: str
+    right: bool | None
+
+
+@dataclass(frozen=True)
 class CramReview:
     """One practice answer; kept in its own log and never part of the schedule."""
 
@@ -142,14 +158,15 @@ class LogEntry:
 @dataclass(frozen=True)
 class Merged:
     """What ``Storage.merge`` added: scheduled answers, practice answers and decks newly enrolled, how many
-    answers (of either log) it skipped as already present, and the nudges it added (those present are
-    skipped without being counted)."""
+    answers (of either log) it skipped as already present, and the nudges and predictions it added (those
+    present are skipped without being counted)."""
 
     answers: int
     practice: int
     decks: int
     skipped: int
     nudges: int = 0
+    predictions: int = 0
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from scheduler._bounds import (
     LATEST_TIME,
     MAX_DURATION_MS,
     id_problem,
+    prediction_answer_problem,
     reason_problem,
     time_range_text,
 )
@@ -27,6 +28,7 @@ from scheduler._memory import Memory
 from scheduler._records import (
     CardState,
     Nudge,
+    PredictionEvent,
     Rating,
     Review,
     Settings,
@@ -49,10 +51,13 @@ __all__ = [
     "check_answer",
     "check_id",
     "check_nudge",
+    "check_prediction",
     "check_settings",
     "check_time",
     "memory_for",
     "new_nudge_rows",
+    "new_prediction_rows",
+    "prediction_from_row",
     "read_settings",
     "replayed_cards",
     "review_from_row",
@@ -181,6 +186,44 @@ def new_nudge_rows(nudges: Sequence[Nudge], present: set[tuple[Any, ...]]) -> li
             present.add(row)
             added.append(row)
     return added
+
+
+def check_prediction(prediction: PredictionEvent) -> PredictionEvent:
+    """``prediction`` with its time to the millisecond, as kept, when a store can hold it; a ValueError naming
+    the field otherwise (a TypeError for what is not a PredictionEvent or a time that is not a datetime)."""
+    if not isinstance(prediction, PredictionEvent):
+        raise TypeError(f"expected a PredictionEvent, got {type(prediction).__name__}")
+    check_id(prediction.item_id, "item_id")
+    at = from_ms(to_ms(check_time(prediction.predicted_at, "predicted_at")))
+    answer = prediction.answer
+    problem = prediction_answer_problem(answer)
+    if problem is not None:
+        raise ValueError(f"answer {problem}, got {answer if not isinstance(answer, str) else answer[:60]!r}")
+    right = prediction.right
+    if right is not None and not isinstance(right, bool):
+        raise ValueError(f"right must be True, False or None (skipped), got {right!r}")
+    return PredictionEvent(prediction.item_id, at, answer, right)
+
+
+def new_prediction_rows(
+    predictions: Sequence[PredictionEvent], present: set[tuple[Any, ...]]
+) -> list[tuple[str, int, str, bool | None]]:
+    """The rows (item_id, predicted_at in ms, answer, right) of the checked ``predictions`` that are not among
+    the ``present`` rows (``right`` as True, False or None, or as 1, 0 or None: equal in Python), nor
+    repeated, in the order given."""
+    added: list[tuple[str, int, str, bool | None]] = []
+    for prediction in predictions:
+        row = (prediction.item_id, to_ms(prediction.predicted_at), prediction.answer, prediction.right)
+        if row not in present:
+            present.add(row)
+            added.append(row)
+    return added
+
+
+def prediction_from_row(row: Sequence[Any]) -> PredictionEvent:
+    """The PredictionEvent of a row (item_id, predicted_at in ms, answer, right: a bool, 0 or 1, or None)."""
+    item_id, at, answer, right = row
+    return PredictionEvent(item_id, from_ms(at), answer, None if right is None else bool(right))
 
 
 def check_settings(settings: Settings) -> Settings:

@@ -5,6 +5,8 @@ Unix epoch (UTC); ratings are 1..4; ``state_before`` is the card's state before 
 (0 new, 1 learning, 2 review, 3 relearning). Migration 2 adds ``settings``: the learner's scheduling settings,
 one row per setting, its value as JSON text (see ``Store.settings``). Migration 3 adds ``nudge_log``: the
 requests to see an item again by a time (``Nudge``), apart from the review log, which they never change.
+Migration 4 adds ``prediction_log``: the guesses committed before an outcome was shown (``PredictionEvent``:
+``right`` 1, 0, or NULL when skipped), a log of their own, which changes no card either.
 """
 
 from __future__ import annotations
@@ -65,8 +67,18 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         )""",
         "CREATE INDEX nudge_log_by_item ON nudge_log (item_id, nudged_at)",
     ),
+    (
+        """CREATE TABLE prediction_log (
+            id INTEGER PRIMARY KEY,
+            item_id TEXT NOT NULL,
+            predicted_at INTEGER NOT NULL,
+            answer TEXT NOT NULL,
+            right INTEGER CHECK (right IN (0, 1))
+        )""",
+        "CREATE INDEX prediction_log_by_item ON prediction_log (item_id, predicted_at)",
+    ),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)
 
-TABLES = frozenset({"review_log", "cram_log", "cards", "decks", "settings", "nudge_log"})
+TABLES = frozenset({"review_log", "cram_log", "cards", "decks", "settings", "nudge_log", "prediction_log"})

@@ -22,6 +22,7 @@ from scheduler._records import (
     LogEntry,
     Merged,
     Nudge,
+    PredictionEvent,
     Rating,
     Review,
     Settings,
@@ -35,7 +36,8 @@ class Storage(Protocol):
     and enrolled decks.
 
     Nudges (``nudge``) are a log of their own: ``due_by`` reports those not answered since
-    (``DueItems.nudged``).
+    (``DueItems.nudged``). Predictions (``predict``) are another, which nothing else reads: no card, no
+    schedule and no statistic changes with them.
 
     Promises: the log is only ever appended to (``merge`` aside: it inserts, keeping every row and their
     relative order), and read back in the order written; every card is what a
@@ -83,16 +85,30 @@ class Storage(Protocol):
         """Nudges made at ``start <= nudged_at < end`` (either bound optional), in the order made."""
         ...
 
+    def predict(self, prediction: PredictionEvent) -> PredictionEvent:
+        """Log a guess committed before its outcome was shown (an event of its own: no card changes); returns
+        it as kept, its time to the millisecond. A ValueError naming the field (nothing written) for one a
+        store cannot hold."""
+        ...
+
+    def predictions(
+        self, start: datetime | None = None, end: datetime | None = None
+    ) -> list[PredictionEvent]:
+        """Predictions made at ``start <= predicted_at < end`` (either bound optional), in the order made."""
+        ...
+
     def merge(
         self,
         answers: Sequence[LogEntry],
         practice: Sequence[LogEntry],
         decks: Mapping[str, datetime],
         nudges: Sequence[Nudge] = (),
+        predictions: Sequence[PredictionEvent] = (),
     ) -> Merged:
-        """Add another log's answers, practice answers, decks and nudges not present yet, atomically: each
-        new answer after every row answered at or before it, every card then what a replay of its log
-        gives."""
+        """Add another log's answers, practice answers, decks, nudges and predictions not present yet,
+        atomically: each new answer after every row answered at or before it, every card then what a replay
+        of its log gives; a nudge or a prediction is present when one the same in every field (times to the
+        millisecond) is."""
         ...
 
     def enrolled(self) -> dict[str, datetime]:

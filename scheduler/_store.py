@@ -21,6 +21,7 @@ from types import TracebackType
 from typing import Any
 
 from scheduler._bulk import paused_gc
+from scheduler._due_times import DueTimes, brought_forward
 from scheduler._errors import StoreAccessError, StoreCorruptError, StoreNotFoundError
 from scheduler._failures import from_os_error, no_room, translate
 from scheduler._memory import Memory
@@ -34,6 +35,7 @@ from scheduler._records import (
     LogEntry,
     Merged,
     Nudge,
+    PredictionEvent,
     Rating,
     Review,
     Settings,
@@ -51,8 +53,11 @@ from scheduler._rows import (
     check_answer,
     check_id,
     check_nudge,
+    check_prediction,
     check_time,
     new_nudge_rows,
+    new_prediction_rows,
+    prediction_from_row,
     read_settings,
     replayed_cards,
     review_from_row,
@@ -74,6 +79,7 @@ _PENDING_NUDGES = (
     "SELECT n.item_id, MIN(n.due) FROM nudge_log n LEFT JOIN cards c ON c.item_id = n.item_id "
     "WHERE c.last_review IS NULL OR n.nudged_at > c.last_review GROUP BY n.item_id"
 )
+_ADD_PREDICTION = "INSERT INTO prediction_log (item_id, predicted_at, answer, right) VALUES (?, ?, ?, ?)"
 _REVIEW_VALUES = ("item_id", "rating", "reviewed_at", "duration_ms", "due", "state_before")
 _PRACTICE_VALUES = ("item_id", "rating", "reviewed_at", "duration_ms")
 
@@ -92,37 +98,6 @@ def _rewrite(
     connection.executemany(
         f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})", tail.rows
     )
-
-
-def _brought_forward(times: dict[str, datetime], nudged: Sequence[tuple[str, int]]) -> dict[str, datetime]:
-    """``times`` with each of ``nudged`` (item id, due in ms) made earlier, or added."""
-    for item_id, due in nudged:
-        when = from_ms(due)
-        if item_id not in times or when < times[item_id]:
-            times[item_id] = when
-    return times
-
-
-class _DueTimes(Mapping[str, datetime]):
-    """Due times by item id, in the order given (earliest first), each made a datetime only when read: a
-    queue reads the first few hundred of thousands."""
-
-    __slots__ = ("_ms",)
-
-    def __init__(self, ms: dict[str, int]) -> None:
-        self._ms = ms
-
-    def __getitem__(self, item_id: str) -> datetime:
-        return from_ms(self._ms[item_id])
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._ms)
-
-    def __len__(self) -> int:
-        return len(self._ms)
-
-    def __repr__(self) -> str:
-        return f"{{{', '.join(f'{item_id!r}: {self[item_id]!r}' for item_id in self)}}}"
 
 
 class Store:
@@ -411,12 +386,35 @@ class Store:
         )
         return [Nudge(item_id, from_ms(at), from_ms(due), reason) for item_id, at, due, reason in rows]
 
+    def predict(self, prediction: PredictionEvent) -> PredictionEvent:
+        """Append ``prediction`` to the prediction log (no card changes; see `PredictionEvent`). Returns it as
+        kept (its time to the millisecond); a ValueError (nothing written) for one a store cannot hold."""
+        prediction = check_prediction(prediction)
+        with self._write() as connection:
+            connection.execute(_ADD_PREDICTION, new_prediction_rows([prediction], set())[0])
+        return prediction
+
+    def predictions(
+        self, start: datetime | None = None, end: datetime | None = None
+    ) -> list[PredictionEvent]:
+        """Predictions made at ``start <= predicted_at < end`` (either bound optional), in the order made."""
+        low = -1 if start is None else to_ms(require_aware(start, "start"))
+        high = None if end is None else to_ms(require_aware(end, "end"))
+        rows = self._read(
+            "SELECT item_id, predicted_at, answer, right FROM prediction_log WHERE predicted_at >= ?"
+            + ("" if high is None else " AND predicted_at < ?")
+            + " ORDER BY id",
+            (low,) if high is None else (low, high),
+        )
+        return [prediction_from_row(row) for row in rows]
+
     def merge(
         self,
         answers: Sequence[LogEntry],
         practice: Sequence[LogEntry],
         decks: Mapping[str, datetime],
         nudges: Sequence[Nudge] = (),
+        predictions: Sequence[PredictionEvent] = (),
     ) -> Merged:
         """Merge another log into this one, in one transaction: the answers and practice answers not present
         yet (same item, rating, time and duration) and the decks. Nothing present is lost or reordered:
@@ -425,10 +423,11 @@ class Store:
         answering everything in that order gives (``scheduler._merging.merge_plan``, as the classroom store
         merges). A deck keeps its earliest date. The only write that inserts into the log rather than
         appending to it. Every entry and deck is checked (a ValueError: nothing written) before the file is
-        touched, so a missing one is never created for a merge refused. The ``nudges`` not present yet (the
-        same in every field) are appended."""
+        touched, so a missing one is never created for a merge refused. The ``nudges`` and ``predictions``
+        not present yet (the same in every field, times to the millisecond) are appended."""
         given = incoming(answers, practice, decks)
         wanted = [check_nudge(nudge) for nudge in nudges]
+        guesses = [check_prediction(prediction) for prediction in predictions]
         with self._write() as connection:
             reviews = connection.execute(
                 "SELECT id, item_id, rating, reviewed_at, duration_ms, due, state_before "
@@ -452,7 +451,10 @@ class Store:
             connection.executemany(
                 "INSERT INTO nudge_log (item_id, nudged_at, due, reason) VALUES (?, ?, ?, ?)", added
             )
-        return replace(merge.merged, nudges=len(added))
+            predicted = connection.execute("SELECT item_id, predicted_at, answer, right FROM prediction_log")
+            guessed = new_prediction_rows(guesses, set(predicted))
+            connection.executemany(_ADD_PREDICTION, guessed)
+        return replace(merge.merged, nudges=len(added), predictions=len(guessed))
 
     def settings(self) -> Settings:
         """The learner's scheduling settings (``Settings()`` for a file without any, or no file yet).
@@ -539,7 +541,7 @@ class Store:
             rows = self._read("SELECT item_id, due FROM cards")
             nudged = self._read(_PENDING_NUDGES)
         times = {item_id: epoch + one_ms * due for item_id, due in rows}
-        return _brought_forward(times, nudged)
+        return brought_forward(times, nudged)
 
     def due_by(self, until: datetime) -> DueItems:
         """The items due at or before ``until``, and every item with a card, from one read of the cards."""
@@ -549,7 +551,7 @@ class Store:
             nudged = self._read(_PENDING_NUDGES)
         due = {item_id: when for item_id, when in rows if when <= until_ms}
         return DueItems(
-            _DueTimes(due),
+            DueTimes(due),
             frozenset([item_id for item_id, _ in rows]),
             {item_id: from_ms(when) for item_id, when in nudged if when <= until_ms},
         )

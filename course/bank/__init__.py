@@ -5,7 +5,7 @@ renderer that the widgets, the terminal and the Anki export share (pure: no ipyw
 
 from __future__ import annotations
 
-from course.bank._bank import Bank, BankError, Question, load_bank
+from course.bank._bank import DEFAULT_DIRECTORY, Bank, BankError, Question, load_bank
 from course.bank._code import code_block
 from course.bank._kinds import Kind
 from course.bank._lint import figures, lint
@@ -27,6 +27,7 @@ from course.bank._ratings import HARD_MEANS, MEANINGS, NAMES
 from course.bank._render import inline_html, plain_text, to_html
 
 __all__ = [
+    "DEFAULT_DIRECTORY",
     "HARD_MEANS",
     "LETTERS",
     "MEANINGS",

@@ -25,6 +25,17 @@ File format (``NN-slug.toml``, ``NN`` being the lesson id)::
     # code, optional: the named mistakes (course.checkers.MISTAKES) of the exercises that bring it back
     mistakes = ["causal-top-left", "causal-off-by-one"]
 
+    [[prediction]]                # optional: what a lesson's Predict prompt asks, answered in its widget
+    id = "02-variance-at-64"      # the same id rule, unique among questions and predictions
+    kind = "numeric"              # choice (2 to 4 options) | numeric
+    card = "02-variance-grows"    # the review question that holds the idea it tests: a wrong prediction
+                                  # brings it back the next day ("" for a prompt on how the course works,
+                                  # which no review question holds: nothing comes back)
+    prompt = '''...'''            # then explanation, section, options or answer, tolerance, unit
+
+A prediction is not a review question: reviews, quizzes and statistics never serve it. `Bank.predictions`
+returns them (`Question` records whose `card` is set), `Bank.prediction` one by id.
+
 `load_bank` collects every problem before raising `BankError`, so one run lists them all. Each problem
 names the file (relative to the bank directory), the question (its id, or ``#N``, its 1-based position, when
 the id is missing or invalid) and the field, e.g.::
@@ -110,6 +121,7 @@ class Question:
     starter: str | None = None
     solution: str | None = None
     mistakes: tuple[str, ...] = ()
+    card: str | None = None
 
     @property
     def correct_option(self) -> int:
@@ -219,10 +231,15 @@ class Bank:
     """A validated question bank: questions grouped by lesson, in file order."""
 
     def __init__(
-        self, questions: Sequence[Question], directory: Path | None = None, retired: Iterable[str] = ()
+        self,
+        questions: Sequence[Question],
+        directory: Path | None = None,
+        retired: Iterable[str] = (),
+        predictions: Sequence[Question] = (),
     ) -> None:
         self.directory = directory
         self._questions = tuple(questions)
+        self._predictions = {prediction.id: prediction for prediction in predictions}
         self._retired = frozenset(retired)
         self._by_id = {q.id: q for q in self._questions}
         order = {lesson_id: i for i, lesson_id in enumerate(QUIZ_LESSONS)}
@@ -241,6 +258,21 @@ class Bank:
     def retired(self) -> frozenset[str]:
         """The retired question ids of every lesson (the ``retired`` arrays): never questions again."""
         return self._retired
+
+    def predictions(self, lesson: str | None = None) -> tuple[Question, ...]:
+        """The predictions of one lesson (every lesson's when None), in file order: never review questions."""
+        return tuple(p for p in self._predictions.values() if lesson is None or p.lesson == lesson)
+
+    def prediction(self, prediction_id: str) -> Question:
+        """The prediction with this id; KeyError naming it when the bank has none."""
+        try:
+            return self._predictions[prediction_id]
+        except KeyError:
+            raise KeyError(f"the question bank has no prediction {prediction_id!r}") from None
+
+    def find(self, item_id: str) -> Question | None:
+        """The question or the prediction with this id (what a live session asks), or None."""
+        return self._by_id.get(item_id) or self._predictions.get(item_id)
 
     def get(self, question_id: str) -> Question | None:
         return self._by_id.get(question_id)
@@ -280,7 +312,12 @@ def load_bank(directory: str | Path | None = None) -> Bank:
     checked = check_bank(root)
     if checked.problems:
         raise BankError(checked.problems)
-    return Bank([_question(fields) for fields in checked.questions], root, checked.retired)
+    return Bank(
+        [_question(fields) for fields in checked.questions],
+        root,
+        checked.retired,
+        [_question(fields) for fields in checked.predictions],
+    )
 
 
 def _question(fields: Mapping[str, Any]) -> Question:

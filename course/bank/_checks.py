@@ -1,10 +1,8 @@
-"""The validation behind `course.bank.load_bank`, table-driven: each field's rules are declared once.
-
-A rule takes a value and gives the problem's message, or None when the value passes. A `Field` is a key
-with its rules, applied in order up to the first that fails: `LESSON` and `QUESTIONS` are a file's,
-`QUESTION_FIELDS` every question's, `OPTION_FIELDS` and `CORRECT` a choice option's. What depends on the
-kind of a question (its keys, and how they are read) is in the registry, `course.bank.SPECS`. Every
-problem is reported as ``FILE: question 'ID': field 'F': message`` (see `course.bank` for the format).
+"""The validation behind `course.bank.load_bank`: the bank directory, each file (its lesson, retired ids,
+questions and predictions), and what holds across files (unique ids, retired ids that are no question,
+predictions whose card is a question). The rules and fields, and the check of one question, are
+`course.bank._fields`'s. Every problem is reported as ``FILE: question 'ID': field 'F': message`` (see
+`course.bank` for the format).
 
 `check_bank` builds no records: it returns the fields of the valid questions (`Checked`), and
 `course.bank` builds its records from them (importing that module here would be an import cycle).
@@ -13,286 +11,50 @@ problem is reported as ``FILE: question 'ID': field 'F': message`` (see `course.
 from __future__ import annotations
 
 import dataclasses
-import math
 import re
-from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from datetime import date, datetime, time
 from pathlib import Path
 from typing import Any
 
-from course.bank._kinds import KINDS, SPECS, Kind, KindFields, OptionFields
+from course.bank._fields import (
+    CARD,
+    FILE_KEYS,
+    ID,
+    ID_PATTERN,
+    LESSON,
+    MAX_PREDICTION_OPTIONS,
+    PREDICTION_KINDS,
+    PREDICTIONS,
+    QUESTIONS,
+    Report,
+    check_question,
+    first_problem,
+    in_lesson,
+    problem,
+    reporter,
+    type_name,
+    unbalanced_math,
+    unknown_keys,
+    without_code,
+)
+from course.bank._kinds import KINDS, Kind
 from course.bank._toml import TOMLDecodeError, loads
-from course.lessons import QUIZ_LESSONS
 
 __all__ = ["Checked", "check_bank", "unbalanced_math", "without_code"]
 
-Rule = Callable[[Any], str | None]
-"""A check of one value: the problem's message, or None."""
-Report = Callable[[str | None, str], None]
-"""Reports a problem: `report(field, message)` (field None: the whole file or question)."""
-
-_ID = re.compile(r"[0-9]{2}-[a-z0-9]+(?:-[a-z0-9]+)*")
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # Unicode's Cc, tab and line feed aside
 _FILE_NAME = re.compile(r"([0-9]{2})-[a-z0-9]+(?:-[a-z0-9]+)*\.toml")
-_MIN_OPTIONS, _MAX_OPTIONS = 2, 6
-_TYPE_NAMES: tuple[tuple[type | tuple[type, ...], str], ...] = (
-    (bool, "boolean"),  # before int: a bool is an int
-    (int, "integer"),
-    (float, "float"),
-    (str, "string"),
-    (list, "array"),
-    (dict, "table"),
-    ((datetime, date, time), "date/time"),
-)
-
-
-def type_name(value: object) -> str:
-    """The TOML name of `value`'s type, as problems name it: ``integer``, ``array``, ``table``..."""
-    return next((name for kind, name in _TYPE_NAMES if isinstance(value, kind)), type(value).__name__)
 
 
 @dataclass(frozen=True)
 class Checked:
     """What `check_bank` found: every problem (none: the bank is valid), the fields of every valid question
-    (those of `course.bank.Question`, the options as `OptionFields`) and the retired ids."""
+    (those of `course.bank.Question`, the options as `OptionFields`), the retired ids and the fields of every
+    valid prediction (a question's, and its ``card``)."""
 
     problems: list[str]
     questions: list[dict[str, Any]]
     retired: list[str]
-
-
-_FENCE_CLOSE = re.compile(r"^```[ \t]*$", re.MULTILINE)  # a line that is only a fence closes a block
-_INLINE_CODE = re.compile(r"`[^`\n]+`")
-
-
-def without_code(text: str) -> str:
-    """`text` without its code: fenced blocks (from a line that starts with ```, up to the next line that is
-    only ```) and inline spans (`...` within a line); left to right, a block before a span at one position.
-
-    One pass, linear in the length of `text`: the closing lines are found once, in order, and every scan
-    for an inline span stops at the next backtick or line end.
-    """
-    closers = [(m.start(), m.end()) for m in _FENCE_CLOSE.finditer(text)]
-    kept: list[str] = []
-    position = closer = 0
-    while (tick := text.find("`", position)) >= 0:
-        kept.append(text[position:tick])
-        if text.startswith("```", tick) and (tick == 0 or text[tick - 1] == "\n"):
-            while closer < len(closers) and closers[closer][0] < tick + 3:
-                closer += 1  # a closing line must start after the opening fence
-            if closer < len(closers):
-                position = closers[closer][1]
-                closer += 1
-                continue
-        span = _INLINE_CODE.match(text, tick)
-        if span is not None:
-            position = span.end()
-        else:
-            kept.append("`")
-            position = tick + 1
-    kept.append(text[position:])
-    return "".join(kept)
-
-
-def unbalanced_math(text: str) -> bool:
-    """An odd number of math delimiters ``$``, not counting ``\\$`` nor those in code (as in the renderer)."""
-    return without_code(text).replace("\\$", "").count("$") % 2 == 1
-
-
-# ---- the rules
-
-
-def must_be(kind: type | tuple[type, ...], expected: str) -> Rule:
-    """The rule that a value is a `kind` (a boolean only when `kind` is ``bool``)."""
-
-    def rule(value: object) -> str | None:
-        if isinstance(value, kind) and (kind is bool or not isinstance(value, bool)):
-            return None
-        return f"must be {expected} (got {type_name(value)})"
-
-    return rule
-
-
-is_string = must_be(str, "a string")
-is_lesson_string = must_be(str, 'a string such as "00"')
-is_number = must_be((int, float), "a number")
-is_boolean = must_be(bool, "true or false")
-is_question_array = must_be(list, "an array of tables, written [[question]]")
-is_options_array = must_be(list, "an array of tables")
-_NAME = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
-
-
-def is_names_array(value: object) -> str | None:
-    """The rule that a value is an array of distinct names: lowercase words joined by hyphens."""
-    if not isinstance(value, list):
-        return f'must be an array of names such as ["causal-top-left"] (got {type_name(value)})'
-    for position, name in enumerate(value, start=1):
-        if not isinstance(name, str) or not _NAME.fullmatch(name):
-            return (
-                f"item {position} must be a name of lowercase words joined by hyphens, such as "
-                f'"causal-top-left" (got {name!r})'
-            )
-        if name in value[: position - 1]:
-            return f"item {position} repeats {name!r}"
-    return None
-
-
-def is_not_blank(value: str) -> str | None:
-    return None if value.strip() else "must not be empty"
-
-
-def has_balanced_math(value: str) -> str | None:
-    if unbalanced_math(value):
-        return "unbalanced math: odd number of '$' (write \\$ for a literal dollar sign)"
-    return None
-
-
-def has_no_control_characters(value: str) -> str | None:
-    """A text's control characters (Unicode's Cc: C0, DEL and C1) other than tab and line feed are refused:
-    TOML refuses them raw but writes them as escapes (``\\u001f``, ``\\b``, ``\\r``...) and lets C1 through
-    raw, and they corrupt what shows the text (a terminal, Anki's fields, which U+001F separates)."""
-    found = _CONTROL.search(value)
-    if found is None:
-        return None
-    before = value[: found.start()]
-    line, column = before.count("\n") + 1, found.start() - (before.rfind("\n") + 1) + 1
-    return (
-        f"must not contain control characters (found U+{ord(found.group()):04X} at line {line}, column "
-        f"{column} of the text)"
-    )
-
-
-def is_finite(value: float) -> str | None:
-    return None if math.isfinite(value) else f"must be a finite number (got {value})"
-
-
-def is_question_id(value: str) -> str | None:
-    if _ID.fullmatch(value):
-        return None
-    return f"{value!r} must be the lesson id and lowercase words joined by '-' (e.g. '00-hard-means')"
-
-
-def is_kind(value: str) -> str | None:
-    return None if value in KINDS else f"unknown kind {value!r} (one of {', '.join(KINDS)})"
-
-
-def is_quiz_lesson(value: str) -> str | None:
-    if value in QUIZ_LESSONS:
-        return None
-    return f"unknown lesson {value!r} (known: {', '.join(QUIZ_LESSONS)})"
-
-
-def is_not_empty_array(value: list[Any]) -> str | None:
-    return None if value else "must hold at least one question"
-
-
-def in_lesson(lesson: str, *, quote: bool) -> Rule:
-    """The rule that an id starts with ``lesson-``; `quote`: the message starts with the id."""
-
-    def rule(value: str) -> str | None:
-        if value.startswith(lesson + "-"):
-            return None
-        message = f"must start with '{lesson}-', the lesson of this file"
-        return f"{value!r} {message}" if quote else message
-
-    return rule
-
-
-def first_problem(value: Any, rules: Iterable[Rule]) -> str | None:
-    """The message of the first of `rules` that `value` fails, or None."""
-    return next((message for rule in rules if (message := rule(value)) is not None), None)
-
-
-# ---- the fields
-
-
-@dataclass(frozen=True)
-class Field:
-    """A key of a table and the rules of its value; `missing`: the problem when it is absent (None: the
-    key is optional)."""
-
-    name: str
-    rules: tuple[Rule, ...]
-    missing: str | None = "missing"
-
-    def read(self, table: Mapping[str, Any], report: Report, prefix: str = "") -> Any:
-        """The value, or None after reporting its problem (named `prefix` + the key)."""
-        if self.name not in table:
-            if self.missing is not None:
-                report(prefix + self.name, self.missing)
-            return None
-        value = table[self.name]
-        message = first_problem(value, self.rules)
-        if message is not None:
-            report(prefix + self.name, message)
-            return None
-        return value
-
-    def also(self, rule: Rule) -> Field:
-        """This field with one more rule, checked last."""
-        return dataclasses.replace(self, rules=(*self.rules, rule))
-
-
-MARKDOWN = (is_string, is_not_blank, has_no_control_characters, has_balanced_math)
-PLAIN = (is_string, is_not_blank, has_no_control_characters)
-NUMBER = (is_number, is_finite)
-ID = (is_string, is_question_id)
-
-LESSON = Field("lesson", (is_lesson_string, is_quiz_lesson), 'missing (e.g. lesson = "00")')
-QUESTIONS = Field(
-    "question", (is_question_array, is_not_empty_array), "missing (add at least one [[question]] table)"
-)
-FILE_KEYS = ("lesson", "retired", "question")
-QUESTION_FIELDS = (
-    Field("id", ID),
-    Field("kind", (is_string, is_kind), f"missing (one of {', '.join(KINDS)})"),
-    Field("prompt", MARKDOWN),
-    Field("explanation", MARKDOWN),
-    Field("section", PLAIN),
-)
-KIND_KEYS = tuple(dict.fromkeys(key for spec in SPECS.values() for key in spec.keys))
-"""The keys that only some kinds allow, in registry order: answer, options, tolerance, unit, checker,
-function, starter, solution, mistakes."""
-QUESTION_KEYS = tuple(dict.fromkeys(("id", "kind", "prompt", "answer", "explanation", "section", *KIND_KEYS)))
-"""Every key of a question, as messages list them (the answer after the prompt, where a question reads it)."""
-OPTIONS = Field(
-    "options",
-    (is_options_array,),
-    f"missing ({_MIN_OPTIONS} to {_MAX_OPTIONS} options, exactly one with correct = true)",
-)
-OPTION_FIELDS = (Field("text", MARKDOWN), Field("why", MARKDOWN))
-OPTION_KEYS = ("text", "correct", "why")
-CORRECT = Field("correct", (is_boolean,), missing=None)
-
-
-def unknown_keys(
-    table: Mapping[str, Any], allowed: tuple[str, ...], report: Report, prefix: str = ""
-) -> None:
-    """Report every key of `table` not in `allowed`."""
-    for key in table:
-        if key not in allowed:
-            report(prefix + key, f"unknown key (allowed: {', '.join(allowed)})")
-
-
-def problem(file: str, question: str | None, field: str | None, message: str) -> str:
-    """One problem as reported: ``FILE: question 'ID': field 'F': message``, without absent parts."""
-    parts = [file]
-    if question:
-        parts.append(question)
-    if field:
-        parts.append(f"field {field!r}")
-    parts.append(message)
-    return ": ".join(parts)
-
-
-def reporter(problems: list[str], file: str, question: str | None = None) -> Report:
-    """The `Report` that appends to `problems`, naming `file` and `question`."""
-
-    def report(field: str | None, message: str) -> None:
-        problems.append(problem(file, question, field, message))
-
-    return report
+    predictions: list[dict[str, Any]] = dataclasses.field(default_factory=list)
 
 
 # ---- the bank
@@ -304,7 +66,9 @@ class _Loading:
 
     problems: list[str] = dataclasses.field(default_factory=list)
     lesson_files: dict[str, str] = dataclasses.field(default_factory=dict)  # lesson -> its file
-    first_seen: dict[str, tuple[str, int]] = dataclasses.field(default_factory=dict)  # id -> file, position
+    first_seen: dict[str, tuple[str, str]] = dataclasses.field(
+        default_factory=dict
+    )  # id -> file, "question #N"
     retired: dict[str, tuple[str, int]] = dataclasses.field(default_factory=dict)  # id -> file, position
 
 
@@ -317,12 +81,18 @@ def check_bank(root: Path) -> Checked:
         return Checked([f"{root}: no question files (NN-slug.toml) in the question bank directory"], [], [])
     loading = _Loading()
     questions: list[dict[str, Any]] = []
+    predictions: list[dict[str, Any]] = []
     for path in files:
-        for number, question in _check_file(path, path.relative_to(root).as_posix(), loading):
+        found, predicted = _check_file(path, path.relative_to(root).as_posix(), loading)
+        for number, question in found:
             _check_unique(question, number, loading)
             questions.append(question)
+        for number, prediction in predicted:
+            _check_unique(prediction, number, loading, noun="prediction")
+            predictions.append(prediction)
     _check_retired_are_not_questions(loading)
-    return Checked(loading.problems, questions, list(loading.retired))
+    _check_cards(predictions, {question["id"] for question in questions}, loading)
+    return Checked(loading.problems, questions, list(loading.retired), predictions)
 
 
 def _question_files(root: Path) -> list[Path] | str:
@@ -341,15 +111,23 @@ def _reason(err: OSError) -> str:
     return err.strerror or type(err).__name__
 
 
-def _check_unique(question: dict[str, Any], number: int, loading: _Loading) -> None:
-    """Report `question` when an earlier one has its id; else remember where it is."""
+def _check_unique(question: dict[str, Any], number: int, loading: _Loading, noun: str = "question") -> None:
+    """Report `question` (or prediction) when an earlier one has its id; else remember where it is."""
     question_id, file = question["id"], question["source"]
     if question_id in loading.first_seen:
         where, position = loading.first_seen[question_id]
-        report = reporter(loading.problems, file, f"question {question_id!r}")
-        report("id", f"duplicate of question #{position} in {where}")
+        report = reporter(loading.problems, file, f"{noun} {question_id!r}")
+        report("id", f"duplicate of {position} in {where}")
     else:
-        loading.first_seen[question_id] = (file, number)
+        loading.first_seen[question_id] = (file, f"{noun} #{number}")
+
+
+def _check_cards(predictions: list[dict[str, Any]], questions: set[str], loading: _Loading) -> None:
+    """Report every prediction whose card is not a question of the bank."""
+    for prediction in predictions:
+        if prediction["card"] and prediction["card"] not in questions:
+            report = reporter(loading.problems, prediction["source"], f"prediction {prediction['id']!r}")
+            report("card", f"no question of the bank has the id {prediction['card']!r}")
 
 
 def _check_retired_are_not_questions(loading: _Loading) -> None:
@@ -357,7 +135,7 @@ def _check_retired_are_not_questions(loading: _Loading) -> None:
     for question_id, (file, position) in loading.retired.items():
         if question_id in loading.first_seen:
             where, number = loading.first_seen[question_id]
-            place = "" if where == file else f" (question #{number} in {where})"
+            place = "" if where == file else f" ({number} in {where})"
             reporter(loading.problems, file)(
                 f"retired[{position}]",
                 f"question id {question_id!r} is listed as retired and is still a question{place}",
@@ -367,26 +145,69 @@ def _check_retired_are_not_questions(loading: _Loading) -> None:
 # ---- a file
 
 
-def _check_file(path: Path, file: str, loading: _Loading) -> list[tuple[int, dict[str, Any]]]:
+Numbered = list[tuple[int, dict[str, Any]]]
+
+
+def _check_file(path: Path, file: str, loading: _Loading) -> tuple[Numbered, Numbered]:
     """Validate one file; report its problems; add its valid retired ids to ``loading.retired``; return its
-    valid questions with their 1-based positions."""
+    valid questions and its valid predictions, each with its 1-based position."""
     report = reporter(loading.problems, file)
     name = _check_file_name(path, report)
     data = _read_table(path, report)
     if data is None:
-        return []
+        return [], []
     unknown_keys(data, FILE_KEYS, report)
     lesson = _check_lesson(data, file, name, report, loading)
     if "retired" in data:
         _check_retired(data["retired"], file, lesson, report, loading.retired)
+    predicted = _check_predictions(data, file, lesson, report, loading.problems)
     tables = QUESTIONS.read(data, report)
     if tables is None:
-        return []
+        return [], predicted
     checked = (
         (number, check_question(table, number, file, lesson, loading.problems))
         for number, table in enumerate(tables, start=1)
     )
-    return [(number, question) for number, question in checked if question is not None]
+    return [(number, question) for number, question in checked if question is not None], predicted
+
+
+def _check_predictions(
+    data: dict[str, Any], file: str, lesson: str | None, report: Report, problems: list[str]
+) -> Numbered:
+    """A file's valid ``[[prediction]]`` tables (optional) with their positions; each problem reported.
+
+    A prediction is a choice question of 2 to `MAX_PREDICTION_OPTIONS` options or a numeric one, with a
+    ``card``: the id of the review question that holds the idea it tests."""
+    tables = PREDICTIONS.read(data, report)
+    found: Numbered = []
+    for number, table in enumerate(tables or (), start=1):
+        if not isinstance(table, dict):
+            problems.append(
+                problem(file, f"prediction #{number}", None, f"must be a table (got {type_name(table)})")
+            )
+            continue
+        raw_id = table.get("id")
+        named = isinstance(raw_id, str) and ID_PATTERN.fullmatch(raw_id)
+        label = f"prediction {raw_id!r}" if named else f"prediction #{number}"
+        own: list[str] = []
+        own_report = reporter(own, file, label)
+        card = CARD.read(table, own_report)
+        kind = table.get("kind")
+        if isinstance(kind, str) and kind in KINDS and Kind(kind) not in PREDICTION_KINDS:
+            own_report(
+                "kind", f"a prediction is {' or '.join(map(repr, map(str, PREDICTION_KINDS)))} (got {kind!r})"
+            )
+        options = table.get("options")
+        if kind == Kind.CHOICE and isinstance(options, list) and len(options) > MAX_PREDICTION_OPTIONS:
+            own_report(
+                "options", f"a prediction has 2 to {MAX_PREDICTION_OPTIONS} options (found {len(options)})"
+            )
+        rest = {key: value for key, value in table.items() if key != "card"}
+        fields = check_question(rest, number, file, lesson, problems, noun="prediction")
+        problems.extend(own)
+        if fields is not None and not own:
+            found.append((number, fields | {"card": card}))
+    return found
 
 
 def _check_file_name(path: Path, report: Report) -> re.Match[str] | None:
@@ -452,145 +273,3 @@ def _check_retired(
             )
         else:
             retired[value] = (file, position)
-
-
-# ---- a question
-
-
-class _Entry:
-    """A ``[[question]]`` table being checked, the problems found in it (`course.bank.Entry`)."""
-
-    def __init__(self, table: dict[str, Any], file: str, label: str) -> None:
-        self.table = table
-        self.found: list[str] = []
-        self.report: Report = reporter(self.found, file, label)
-
-    def __contains__(self, key: object) -> bool:
-        return key in self.table
-
-    def read(self, field: Field) -> Any:
-        return field.read(self.table, self.report)
-
-    def text(self, field: str, *, math: bool = True, allow_empty: bool = False) -> str | None:
-        rules = (
-            is_string,
-            *(() if allow_empty else (is_not_blank,)),
-            has_no_control_characters,
-            *((has_balanced_math,) if math else ()),
-        )
-        value: str | None = self.read(Field(field, rules))
-        return value
-
-    def number(self, field: str, *, missing: str = "missing") -> int | float | None:
-        value: int | float | None = self.read(Field(field, NUMBER, missing))
-        return value
-
-    def names(self, field: str) -> tuple[str, ...]:
-        value: list[str] | None = self.read(Field(field, (is_names_array,), missing=None))
-        return tuple(value or ())
-
-    def options(self) -> tuple[OptionFields, ...]:
-        return check_options(self.table, self.report)
-
-
-def check_question(
-    table: Any, number: int, file: str, lesson: str | None, problems: list[str]
-) -> dict[str, Any] | None:
-    """The fields of the question of the `number`-th ``[[question]]`` table of `file` (those of
-    `course.bank.Question`), or None after reporting its problems to `problems`."""
-    if not isinstance(table, dict):
-        problems.append(
-            problem(file, f"question #{number}", None, f"must be a table (got {type_name(table)})")
-        )
-        return None
-    raw_id = table.get("id")
-    named = isinstance(raw_id, str) and _ID.fullmatch(raw_id)
-    entry = _Entry(table, file, f"question {raw_id!r}" if named else f"question #{number}")
-    unknown_keys(table, QUESTION_KEYS, entry.report)
-    common = {field.name: entry.read(field) for field in _question_fields(lesson)}
-    kind = None if common["kind"] is None else Kind(common["kind"])
-    specific = KindFields(None) if kind is None else _read_kind(entry, kind)
-    problems.extend(entry.found)
-    if entry.found or lesson is None or specific.answer is None:
-        return None  # a problem was reported: here, or for the file's `lesson`
-    return common | {
-        "kind": kind,
-        "lesson": lesson,
-        "answer": specific.answer,
-        "options": specific.options,
-        "tolerance": specific.tolerance,
-        "unit": specific.unit,
-        "checker": specific.checker,
-        "function": specific.function,
-        "starter": specific.starter,
-        "solution": specific.solution,
-        "mistakes": specific.mistakes,
-        "source": file,
-    }
-
-
-def _question_fields(lesson: str | None) -> tuple[Field, ...]:
-    """`QUESTION_FIELDS`, the id also required to start with the file's `lesson` when it is valid."""
-    if lesson is None:
-        return QUESTION_FIELDS
-    question_id, *others = QUESTION_FIELDS
-    return (question_id.also(in_lesson(lesson, quote=False)), *others)
-
-
-def _read_kind(entry: _Entry, kind: Kind) -> KindFields:
-    """Refuse the keys of other kinds, then read this kind's fields (`course.bank.SPECS`)."""
-    spec = SPECS[kind]
-    for key in KIND_KEYS:
-        if key in entry and key not in spec.keys:
-            hint = f" ({spec.hints[key]})" if key in spec.hints else ""
-            entry.report(key, f"not allowed for kind {kind.value!r}{hint}")
-    return spec.read(entry)
-
-
-# ---- a choice question's options
-
-
-def check_options(table: Mapping[str, Any], report: Report) -> tuple[OptionFields, ...]:
-    """A choice question's options, or () after any problem with them (each reported)."""
-    found: list[tuple[str | None, str]] = []
-
-    def counted(field: str | None, message: str) -> None:
-        found.append((field, message))
-        report(field, message)
-
-    raw = OPTIONS.read(table, counted)
-    if raw is None:
-        return ()
-    if not _MIN_OPTIONS <= len(raw) <= _MAX_OPTIONS:
-        counted("options", f"must have {_MIN_OPTIONS} to {_MAX_OPTIONS} options (found {len(raw)})")
-    seen: dict[str, int] = {}  # normalised text -> number of the first option with it
-    options = [
-        option
-        for number, value in enumerate(raw, start=1)
-        if (option := _check_option(value, number, counted, seen)) is not None
-    ]
-    n_correct = sum(option.correct for option in options)
-    if n_correct != 1 and all(isinstance(value, dict) for value in raw):
-        counted("options", f"exactly one option must have correct = true (found {n_correct})")
-    return () if found else tuple(options)
-
-
-def _check_option(value: Any, number: int, report: Report, seen: dict[str, int]) -> OptionFields | None:
-    """The `number`-th option (its fields checked, invalid ones left empty), or None when it is not a
-    table; `seen`: the options so far by their text, white space collapsed."""
-    where = f"options[{number}]"
-    if not isinstance(value, dict):
-        report(
-            where, f"must be a table like {{ text = ..., correct = ..., why = ... }} (got {type_name(value)})"
-        )
-        return None
-    unknown_keys(value, OPTION_KEYS, report, f"{where}.")
-    text, why = (field.read(value, report, f"{where}.") for field in OPTION_FIELDS)
-    correct = CORRECT.read(value, report, f"{where}.") is True
-    if text is not None:
-        key = " ".join(text.split())
-        if key in seen:
-            report(f"{where}.text", f"same text as options[{seen[key]}]")
-        else:
-            seen[key] = number
-    return OptionFields(text or "", correct, why or "")

@@ -46,6 +46,7 @@ not reach the learner.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from course.bank._bank import Bank, Question
@@ -236,9 +237,9 @@ def _same(value: float | str) -> str:
     return f"both equal {value:g}" if isinstance(value, float) else f"both normalise to {value!r}"
 
 
-def _by_file(bank: Bank) -> dict[str, list[Question]]:
+def _by_file(questions: Iterable[Question]) -> dict[str, list[Question]]:
     files: dict[str, list[Question]] = {}
-    for question in bank:
+    for question in questions:
         files.setdefault(question.source, []).append(question)
     return files
 
@@ -248,33 +249,34 @@ def _percent(share: float) -> str:
     return f"{text}%"
 
 
-def _share_message(longest: int, choices: int) -> str:
+def _share_message(longest: int, choices: int, noun: str = "choice questions") -> str:
     return (
-        f"the right option is the longest in {longest} of {choices} choice questions "
+        f"the right option is the longest in {longest} of {choices} {noun} "
         f"({_percent(longest / choices)}, more than {_percent(MAX_LONGEST_RIGHT_SHARE)})"
     )
 
 
-def length_bias(bank: Bank) -> list[LintWarning]:
+def length_bias(bank: Bank, *, predictions: bool = False) -> list[LintWarning]:
     """The right-option length warnings: one per lesson file where the right option is the longest in more
     than `MAX_LONGEST_RIGHT_SHARE` of its choice questions, then one for the bank when that holds over
-    all of them."""
+    all of them. With `predictions`, the same over the choice predictions instead."""
     warnings: list[LintWarning] = []
     counts: list[tuple[str, int, int]] = []  # file, right option longest, choice questions
-    for file, questions in _by_file(bank).items():
+    noun = "choice predictions" if predictions else "choice questions"
+    for file, questions in _by_file(bank.predictions() if predictions else bank).items():
         choices = [q for q in questions if q.kind == Kind.CHOICE]
         longest = [q.id for q in choices if right_option_is_longest(q)]
         if not choices:
             continue
         counts.append((file, len(longest), len(choices)))
         if len(longest) > MAX_LONGEST_RIGHT_SHARE * len(choices):
-            message = f"{_share_message(len(longest), len(choices))}: {', '.join(longest)}"
+            message = f"{_share_message(len(longest), len(choices), noun)}: {', '.join(longest)}"
             warnings.append(LintWarning(file, None, message))
     longest_total = sum(n for _, n, _ in counts)
     choices_total = sum(n for _, _, n in counts)
     if longest_total > MAX_LONGEST_RIGHT_SHARE * choices_total:
         per_file = ", ".join(f"{file} {n} of {total}" for file, n, total in counts)
-        message = f"{_share_message(longest_total, choices_total)}: {per_file}"
+        message = f"{_share_message(longest_total, choices_total, noun)}: {per_file}"
         warnings.append(LintWarning(None, None, message))
     return warnings
 
@@ -300,7 +302,8 @@ def figures(bank: Bank) -> str:
 def lint(bank: Bank) -> list[LintWarning]:
     """Every warning about `bank`: file by file, each question's, then the file's; the bank's last."""
     warnings: list[LintWarning] = []
-    bias = length_bias(bank)
+    bias = length_bias(bank) + length_bias(bank, predictions=True)
+    predicted = _by_file(bank.predictions())
     examples: dict[tuple[float | str, frozenset[float]], Question] = {}  # the first to ask each
     for file, questions in _by_file(bank).items():
         first: dict[float | str, str] = {}
@@ -319,6 +322,9 @@ def lint(bank: Bank) -> list[LintWarning]:
                     f"({_same(key)}; numbers {', '.join(f'{n:g}' for n in sorted(numbers))})"
                 )
             warnings.extend(LintWarning(file, question.id, message) for message in messages)
+        for prediction in predicted.get(file, ()):  # a prediction's options are held to a question's rules
+            said = _answer_warnings(prediction)
+            warnings.extend(LintWarning(file, prediction.id, message) for message in said)
         warnings.extend(warning for warning in bias if warning.file == file)
     warnings.extend(warning for warning in bias if warning.file is None)
     return warnings

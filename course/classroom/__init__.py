@@ -40,7 +40,15 @@ from course.classroom._live import (
     session_summary,
     shown_answer,
 )
-from course.classroom._report import CODE_NOTE, ClassReport, QuestionRow, class_report, class_report_lines
+from course.classroom._report import (
+    CODE_NOTE,
+    ClassReport,
+    PredictionRow,
+    QuestionRow,
+    class_report,
+    class_report_lines,
+    prediction_rows,
+)
 
 __all__ = [
     "CODE_NOTE",
@@ -52,6 +60,7 @@ __all__ = [
     "ClassReview",
     "ClassReviewLog",
     "ClassReviewLogError",
+    "PredictionRow",
     "QuestionRow",
     "answer_of",
     "class_report",
@@ -71,6 +80,7 @@ __all__ = [
     "numeric_answer",
     "open_room",
     "option_counts",
+    "prediction_rows",
     "presentation_of",
     "ranked",
     "right_text",

@@ -287,7 +287,7 @@ class Missed:
 def ranked(session: ClassReview, bank: Bank) -> list[Missed]:
     """The session's questions, most missed first (ties in the order asked); questions no longer in the bank
     (retired) are left out."""
-    asked = [(bank.get(t.question_id), t) for t in session.tallies]
+    asked = [(bank.find(t.question_id), t) for t in session.tallies]  # a live session asks predictions too
     rows = [Missed(question, t.right, t.room) for question, t in asked if question is not None]
     return sorted(rows, key=lambda row: -row.miss_rate)  # sorted() is stable: ties keep the order asked
 

@@ -335,7 +335,7 @@ def session_summary(
     Questions no longer in the bank are left out."""
     tallies = []
     for item_id, given in results:
-        question = bank.get(item_id)
+        question = bank.find(item_id)  # a question, or a prediction asked live
         if question is None:
             continue
         counts = counted(question, given)

@@ -24,9 +24,18 @@ from course.bank import Bank, Kind
 from course.classroom._class_review import REVISIT_AT, section_link
 from course.lessons import lesson_title
 from course.progress import plural
-from scheduler import Answer, Rating, State, day_numbers, due_counts
+from scheduler import Answer, PredictionEvent, Rating, State, day_numbers, due_counts
 
-__all__ = ["CODE_NOTE", "ClassReport", "LessonRow", "QuestionRow", "class_report", "class_report_lines"]
+__all__ = [
+    "CODE_NOTE",
+    "ClassReport",
+    "LessonRow",
+    "PredictionRow",
+    "QuestionRow",
+    "class_report",
+    "class_report_lines",
+    "prediction_rows",
+]
 
 DUE_DAYS = 7
 CODE_NOTE = "A review keeps whether the code passed, not which mistake it made: a live review shows those."
@@ -69,11 +78,51 @@ class LessonRow:
 
 
 @dataclass(frozen=True)
+class PredictionRow:
+    """One prediction of a lesson's Predict prompt: how many ``learners`` committed one (each learner's first
+    commit: later ones come after the answer was shown; skips left out) and how many were ``wrong``."""
+
+    prediction_id: str
+    lesson: str
+    learners: int
+    wrong: int
+
+    @property
+    def wrong_rate(self) -> float:
+        return self.wrong / self.learners
+
+
+def prediction_rows(
+    predictions: Mapping[str, Sequence[PredictionEvent]], bank: Bank
+) -> tuple[PredictionRow, ...]:
+    """The bank's predictions the learners committed (learner -> predictions in the order made), most often
+    wrong first (ties by id); a prediction no longer in the bank is left out."""
+    counts: dict[str, list[int]] = {}  # prediction -> [learners, wrong]
+    known = {question.id: question for question in bank.predictions()}
+    for rows in predictions.values():
+        first: dict[str, bool] = {}
+        for row in rows:
+            if row.item_id in known and row.right is not None:
+                first.setdefault(row.item_id, row.right)
+        for item_id, right in first.items():
+            tally = counts.setdefault(item_id, [0, 0])
+            tally[0] += 1
+            tally[1] += not right
+    return tuple(
+        sorted(
+            (PredictionRow(pid, known[pid].lesson, n, wrong) for pid, (n, wrong) in counts.items()),
+            key=lambda row: (-row.wrong_rate, row.prediction_id),
+        )
+    )
+
+
+@dataclass(frozen=True)
 class ClassReport:
     """What `class_report` found at ``at``: questions and lessons most missed first (ties by id), the due
     load per day from today (day 0 includes what is overdue), the class's true retention (every learner's
     counted answers together; None before any review), the (lesson, section) pairs to revisit, and the code
-    cards among the questions, fewest passed first (whether the code passed; reviews keep no mistake)."""
+    cards among the questions, fewest passed first (whether the code passed; reviews keep no mistake), and the
+    predictions of the lessons' Predict prompts, most often wrong first (`prediction_rows`)."""
 
     at: datetime
     learners: int  # learners with at least one answer to a question of the bank
@@ -83,6 +132,7 @@ class ClassReport:
     retention: float | None
     revisit: tuple[tuple[str, str], ...]
     code: tuple[QuestionRow, ...] = ()
+    predictions: tuple[PredictionRow, ...] = ()
 
 
 def class_report(
@@ -92,9 +142,11 @@ def class_report(
     at: datetime,
     tz: tzinfo,
     rollover_hour: int = 4,
+    predictions: Mapping[str, Sequence[PredictionEvent]] | None = None,
 ) -> ClassReport:
     """The report for the learners in ``answers`` (learner -> answers in log order) and ``due_times``
-    (learner -> item -> due time), over the questions of ``bank``."""
+    (learner -> item -> due time), over the questions of ``bank``; ``predictions``: learner -> the
+    predictions they committed, in the order made."""
     items = bank.items()
     counts: dict[str, list[int]] = {}  # question -> [answers, misses]
     who: dict[str, set[str]] = {}
@@ -150,6 +202,7 @@ def class_report(
         passed / counted if counted else None,
         tuple(revisit),
         tuple(row for row in questions if bank[row.question_id].kind == Kind.CODE),
+        prediction_rows(predictions or {}, bank),
     )
 
 
@@ -185,6 +238,16 @@ def class_report_lines(report: ClassReport, limit: int = 10) -> list[str]:
                 f"{plural(row.learners, 'learner')})"
             )
         lines.append(f"  ({CODE_NOTE})")
+    if report.predictions:
+        shown_predictions = report.predictions[:limit]
+        lines.append(
+            f"Predictions, most often wrong first ({len(shown_predictions)} of {len(report.predictions)}):"
+        )
+        for prediction in shown_predictions:
+            lines.append(
+                f"  {prediction.wrong_rate:4.0%} wrong   {prediction.prediction_id}  "
+                f"({plural(prediction.learners, 'learner')})"
+            )
     if not report.revisit:
         lines.append(
             f"Nothing to revisit: no question was missed in {REVISIT_AT:.0%} or more of its answers."

@@ -1,7 +1,8 @@
 """A learner's progress: where it lives (`db_path`, `open_store`), the store source that opens it for a
 session, the outbox that keeps a class database's answers through an outage, the `Keeper` every answer goes
 through, the progress file (export and import), the outlook texts (what is due, what was done) and the
-code cards that an exercise's named mistake brings back (`bring_back`).
+code cards that an exercise's named mistake brings back (`bring_back`), and the predictions a learner commits
+under a lesson's Predict prompts (`commit_prediction`, `prediction_counts`).
 """
 
 from __future__ import annotations
@@ -38,6 +39,13 @@ from course.progress._outlook import (
     progress_report,
     retention_text,
 )
+from course.progress._predicting import (
+    Committed,
+    PredictionCounts,
+    commit_prediction,
+    graded,
+    prediction_counts,
+)
 from course.progress._source import PROBLEMS, StoreLike, StoreSource
 
 __all__ = [
@@ -45,10 +53,12 @@ __all__ = [
     "PROBLEMS",
     "SERVICE_SCHEMES",
     "WEEK",
+    "Committed",
     "Keeper",
     "Kept",
     "LimitOptions",
     "Outlook",
+    "PredictionCounts",
     "Progress",
     "ProgressFileError",
     "QuizSave",
@@ -57,11 +67,13 @@ __all__ = [
     "bring_back",
     "brought_back",
     "calibration_report",
+    "commit_prediction",
     "db_path",
     "default_path",
     "due_again",
     "due_day",
     "due_in",
+    "graded",
     "interval",
     "items",
     "learner_url",
@@ -78,6 +90,7 @@ __all__ = [
     "path_source",
     "plural",
     "practising",
+    "prediction_counts",
     "progress_report",
     "read_progress",
     "retention_text",

@@ -2,16 +2,21 @@
 
 Line 1 is the header ``{"format": "attention-course-progress", "version": 1, "exported_at": TIME}``; each
 other line is one record, in the store's order: the enrolled lessons first, then the scheduled answers, then
-the practice (cram) answers, then the nudges (cards a named mistake brought back: ``scheduler.Nudge``)::
+the practice (cram) answers, then the nudges (cards a named mistake brought back: ``scheduler.Nudge``), then
+the predictions (what was committed under a lesson's Predict prompts: ``scheduler.PredictionEvent``)::
 
     {"type": "enrollment", "lesson": "01", "at": "2025-03-03T09:00:00.000Z"}
     {"type": "review", "item": "01-a", "rating": "good", "at": "2025-03-03T10:00:00.000Z", "duration_ms": 9}
     {"type": "practice", "item": "01-a", "rating": "hard", "at": "2025-03-04T10:00:00.000Z", "duration_ms": 0}
     {"type": "nudge", "item": "05-code-causal-mask", "at": "2025-03-04T10:00:00.000Z",
      "due": "2025-03-05T03:00:00.000Z", "reason": "causal-top-left"}
+    {"type": "prediction", "item": "02-predict-variance", "at": "2025-03-04T10:00:00.000Z",
+     "answer": "about 64", "right": true}
 
-A file with nudges is version 2 (a course that reads only version 1 says to upgrade); one without is
-version 1, as before.
+``answer`` is the prediction as committed ("" for a skip), ``right`` true, false, or null for a skip. A file
+is written in the lowest version that holds it, so that an older course still reads it: with predictions,
+version 3; with nudges and no predictions, version 2; with neither, version 1. A course that reads only an
+older version says to upgrade.
 
 A rating is written by its name (``again``, ``hard``, ``good``, ``easy``), a time as ISO 8601 UTC to the
 millisecond (any ISO 8601 time with a UTC offset is read), ``duration_ms`` as a whole number or null. Blank
@@ -37,8 +42,10 @@ from scheduler import (
     MAX_DURATION_MS,
     LogEntry,
     Nudge,
+    PredictionEvent,
     Rating,
     id_problem,
+    prediction_answer_problem,
     reason_problem,
     time_range_text,
 )
@@ -46,9 +53,9 @@ from scheduler import (
 __all__ = ["FORMAT", "VERSION", "Progress", "ProgressFileError", "lines", "read_progress", "utc_text"]
 
 FORMAT = "attention-course-progress"
-VERSION = 2
+VERSION = 3
 _RATINGS = {rating.name.lower(): rating for rating in Rating}
-_KINDS = ("enrollment", "review", "practice", "nudge")
+_KINDS = ("enrollment", "review", "practice", "nudge", "prediction")
 _SHOWN = 60  # the longest value a message shows whole
 
 
@@ -58,16 +65,18 @@ class ProgressFileError(Exception):
 
 @dataclass(frozen=True)
 class Progress:
-    """What a progress file holds: enrolled lessons with their dates, scheduled and practice answers, and
-    nudges."""
+    """What a progress file holds: enrolled lessons with their dates, scheduled and practice answers, nudges
+    and predictions."""
 
     enrollments: dict[str, datetime]
     reviews: list[LogEntry]
     practice: list[LogEntry]
     nudges: list[Nudge] = field(default_factory=list)
+    predictions: list[PredictionEvent] = field(default_factory=list)
 
     def __len__(self) -> int:
-        return len(self.enrollments) + len(self.reviews) + len(self.practice) + len(self.nudges)
+        records = (self.reviews, self.practice, self.nudges, self.predictions)
+        return len(self.enrollments) + sum(len(kind) for kind in records)
 
 
 def utc_text(at: datetime) -> str:
@@ -78,7 +87,7 @@ def utc_text(at: datetime) -> str:
 
 def lines(progress: Progress, exported_at: datetime) -> Iterator[str]:
     """The file's lines, without line ends: the header, then every record."""
-    version = VERSION if progress.nudges else 1  # a file without nudges stays readable by older courses
+    version = 3 if progress.predictions else 2 if progress.nudges else 1  # the lowest that holds it
     yield json.dumps({"format": FORMAT, "version": version, "exported_at": utc_text(exported_at)})
     for lesson, at in progress.enrollments.items():
         yield json.dumps({"type": "enrollment", "lesson": lesson, "at": utc_text(at)})
@@ -101,6 +110,16 @@ def lines(progress: Progress, exported_at: datetime) -> Iterator[str]:
                 "at": utc_text(nudge.nudged_at),
                 "due": utc_text(nudge.due),
                 "reason": nudge.reason,
+            }
+        )
+    for prediction in progress.predictions:
+        yield json.dumps(
+            {
+                "type": "prediction",
+                "item": prediction.item_id,
+                "at": utc_text(prediction.predicted_at),
+                "answer": prediction.answer,
+                "right": prediction.right,
             }
         )
 
@@ -177,6 +196,15 @@ def _add(progress: Progress, record: dict[str, Any], now: datetime) -> None:
         if problem is not None:
             raise ValueError(f"'reason' {problem.replace(' str', ' string')}, got {_shown(reason)}")
         progress.nudges.append(Nudge(_text(record, "item"), at, due, str(reason)))
+        return
+    if kind == "prediction":
+        answer, right = record.get("answer"), record.get("right")
+        problem = prediction_answer_problem(answer)
+        if problem is not None:
+            raise ValueError(f"'answer' {problem.replace(' str', ' string')}, got {_shown(answer)}")
+        if right is not None and not isinstance(right, bool):
+            raise ValueError(f"'right' must be true, false or null, got {_shown(right)}")
+        progress.predictions.append(PredictionEvent(_text(record, "item"), at, str(answer), right))
         return
     if kind == "enrollment":
         lesson = _text(record, "lesson")

@@ -30,6 +30,7 @@ from scheduler import (
     Memory,
     Merged,
     Nudge,
+    PredictionEvent,
     Rating,
     Review,
     Settings,
@@ -215,14 +216,24 @@ class Keeper:
     def nudges(self, start: datetime | None = None, end: datetime | None = None) -> list[Nudge]:
         return self._store().nudges(start, end)
 
+    def predict(self, prediction: PredictionEvent) -> PredictionEvent:
+        """Pass the prediction to the database (an event: no card changes)."""
+        return self._store().predict(prediction)
+
+    def predictions(
+        self, start: datetime | None = None, end: datetime | None = None
+    ) -> list[PredictionEvent]:
+        return self._store().predictions(start, end)
+
     def merge(
         self,
         answers: Sequence[LogEntry],
         practice: Sequence[LogEntry],
         decks: Mapping[str, datetime],
         nudges: Sequence[Nudge] = (),
+        predictions: Sequence[PredictionEvent] = (),
     ) -> Merged:
-        return self._store().merge(answers, practice, decks, nudges)
+        return self._store().merge(answers, practice, decks, nudges, predictions)
 
     def enrolled(self) -> dict[str, datetime]:
         return self._store().enrolled()

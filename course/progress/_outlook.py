@@ -14,8 +14,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, tzinfo
 from typing import NamedTuple
 
+from course.bank import Question
 from course.lessons import QUIZ_LESSONS, lesson_title
 from course.progress._bringing_back import brought_back
+from course.progress._predicting import prediction_counts
 from scheduler import (
     AnsweredToday,
     Item,
@@ -306,11 +308,14 @@ def _percent(value: float) -> str:
 # ------------------------------------------------------------------------------------------------ stats
 
 
-def progress_report(store: Storage, items: Sequence[Item], at: datetime, tz: tzinfo) -> str:
+def progress_report(
+    store: Storage, items: Sequence[Item], at: datetime, tz: tzinfo, predictions: Sequence[Question] = ()
+) -> str:
     """The summary of ``python -m course stats``, one line per figure: the progress file, the lessons
     started, what is due now, later today and on each of the next 7 days, the reviews so far, the true
-    retention, the new questions available, the cards brought back by mistakes in the last 7 days and the
-    scheduling settings, for `items` at `at` (days start at the rollover in `tz`)."""
+    retention, the new questions available, the cards brought back by mistakes in the last 7 days, the
+    predictions made of the bank's `predictions` (`prediction_counts`) and the scheduling settings, for
+    `items` at `at` (days start at the rollover in `tz`)."""
     result = stats(store, items, at, tz)
     first = day_start(at, tz).astimezone(tz).date()
     days = [_WEEKDAYS[(first + timedelta(days=k)).weekday()] for k in range(1, 8)]
@@ -332,6 +337,7 @@ def progress_report(store: Storage, items: Sequence[Item], at: datetime, tz: tzi
         f"True retention:   {retention}",
         f"New available:    {result.new_available}",
         f"Code cards:       {_brought_back_text(brought_back(store, at))}",
+        f"Predictions:      {prediction_counts(store, predictions).text()}",
         f"Scheduling:       {scheduling_text(store.settings(), tz)}",
     ]
     return "\n".join(lines)

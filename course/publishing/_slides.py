@@ -7,7 +7,8 @@ per kind of cell, so that a lesson's slides follow its structure:
   takeaways, References, ...) starts a **slide**;
 - a **Predict** prompt is a **fragment** (unless it is in a heading's cell, which stays a slide), and so is
   the code cell right after it (the one that reveals the answer): the room sees the question, answers, then
-  the instructor reveals;
+  the instructor reveals; the prompt's prediction widget (``predict("ID")``), between the two, shows with
+  the prompt;
 - any other Markdown cell starts a **subslide** (a slide below the section's), so that no slide runs long;
 - the import-and-seed cell is **skipped** (it still runs; it only prints versions);
 - any other code cell continues the slide of the text above it (``-``), unless the slide would then be taller
@@ -70,13 +71,18 @@ def slide_types(cells: Sequence[Any]) -> list[str]:
     types: list[str] = []
     for index, cell in enumerate(cells):
         source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
-        after_predict = index > 0 and _is_predict(cells[index - 1])
+        # the answer cell: right after the prompt, or after the prompt's prediction widget
+        after_predict = index > 0 and (
+            (_is_predict(cells[index - 1]) and not _is_widget(cell)) or _is_widget(cells[index - 1])
+        )
         if index == 0 or (cell["cell_type"] == "markdown" and source.startswith(HEADING)):
             types.append("slide")
         elif cell["cell_type"] == "markdown":
             types.append("fragment" if _is_predict(cell) else "subslide")  # a heading stays a slide
         elif index == 1 and source.startswith(_IMPORTS):
             types.append("skip")
+        elif _is_widget(cell) and index > 0 and _is_predict(cells[index - 1]):
+            types.append("-")  # the prediction widget shows with its prompt
         else:
             types.append("fragment" if after_predict else "-")
         if types[-1] in ("-", "fragment") and _marked(cell):
@@ -103,10 +109,15 @@ def fit_breaks(cells: Sequence[Any], heights: Sequence[float], height: float = P
     filled = 0.0
     index = 0
     while index < len(types):
-        paired = _is_predict(cells[index]) and index + 1 < len(types) and types[index + 1] == "fragment"
-        # a prompt and its answer on one slide, unless the two are taller than a slide: then the answer waits
-        # on the next subslide
-        size = 2 if paired and types[index] == "fragment" and sum(heights[index : index + 2]) <= height else 1
+        # a prompt and its prediction widget stay together; with its answer too, unless the three are taller
+        # than a slide: then the answer waits on the next subslide
+        head = (
+            2 if _is_predict(cells[index]) and index + 1 < len(cells) and _is_widget(cells[index + 1]) else 1
+        )
+        answer = index + head
+        paired = _is_predict(cells[index]) and answer < len(types) and types[answer] == "fragment"
+        fits = sum(heights[index : answer + 1]) <= height
+        size = head + 1 if paired and types[index] == "fragment" and fits else head
         tall = sum(heights[index : index + size])
         if types[index] in ("slide", "subslide"):
             filled = tall
@@ -124,6 +135,12 @@ def fit_breaks(cells: Sequence[Any], heights: Sequence[float], height: float = P
 def _is_predict(cell: Any) -> bool:
     source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
     return bool(cell["cell_type"] == "markdown" and PREDICT in source)
+
+
+def _is_widget(cell: Any) -> bool:
+    """Whether `cell` is a Predict prompt's prediction widget, ``predict("ID")``."""
+    source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+    return bool(cell["cell_type"] == "code" and source.strip().startswith('predict("'))
 
 
 def split_at_headings(notebook: Any) -> int:

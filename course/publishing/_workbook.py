@@ -1,7 +1,7 @@
 """The learner's workbook: a copy of every notebook to work in, with outputs cleared and solutions stubbed.
 
 ``python -m course workbook [DIR]`` (default ``workbook/``) writes the welcome, every lesson and the review
-notebook. Each copy differs from its instructor notebook in ``notebooks/`` in three ways only: no cell has an
+notebook. Each copy differs from its instructor notebook in ``notebooks/`` in four ways only: no cell has an
 output; every solution region of an exercise (``### BEGIN SOLUTION`` ... ``### END SOLUTION``, markers
 included) is replaced, at the marker's indentation, by::
 
@@ -10,8 +10,10 @@ included) is replaced, at the marker's indentation, by::
 
 which the checkers report as "not written yet"; and what only the course's tools read is gone: nbval's
 markers (a ``# NBVAL_IGNORE_OUTPUT`` line and the like, and its ``nbval-...`` tags) and formatter pragmas
-(``# fmt: skip``). No later cell uses a learner's solution, so an unsolved workbook still runs from top to
-bottom. Links between notebooks are relative, so in the workbook they open the workbook's notebooks.
+(``# fmt: skip``). The source of a Predict prompt's check cell (the one that calls ``reveal``) is
+collapsed, under a first line that says so (`course.publishing._predictions`): its asserts answer the
+prompt. No later cell uses a learner's solution, so an unsolved workbook still runs from top to bottom.
+Links between notebooks are relative, so in the workbook they open the workbook's notebooks.
 
 A learner's work is never overwritten. ``DIR/.workbook.json`` records a hash of each file as written. On the
 next run a file is replaced only while it is exactly as written (the learner has not saved it since); an
@@ -22,6 +24,7 @@ update.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import re
@@ -31,6 +34,8 @@ from pathlib import Path
 from urllib.parse import quote
 
 import nbformat
+
+from course.publishing._predictions import CHECK_HIDDEN, CHECK_LINE, is_check_cell
 
 __all__ = [
     "MANIFEST",
@@ -151,6 +156,9 @@ def workbook_notebook(path: Path) -> nbformat.NotebookNode:
                 del cell.metadata["tags"]
         if cell.cell_type != "code":
             continue
+        if is_check_cell(cell.source):  # a prediction's check: its asserts state the answer
+            cell.metadata.update(copy.deepcopy(CHECK_HIDDEN))
+            cell.source = f"{CHECK_LINE}\n{cell.source}"
         try:
             cell.source, _ = strip_solutions(cell.source, path.name)
         except MarkerError as err:

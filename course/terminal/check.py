@@ -9,7 +9,7 @@ from course.bank import Bank, BankError, Kind, figures, lint
 from course.progress import plural
 from course.terminal.exits import EXIT_BANK, EXIT_OK
 
-__all__ = ["check", "code_problems", "invalid_bank"]
+__all__ = ["check", "code_problems", "invalid_bank", "notebook_problems"]
 
 
 def invalid_bank(problem: BankError, command: str, out: TextIO, err: TextIO) -> int:
@@ -62,16 +62,33 @@ def code_problems(bank: Bank) -> list[str]:
     return problems
 
 
+def notebook_problems(bank: Bank) -> list[str]:
+    """The problems of the lessons' Predict prompts (`course.publishing._predictions`), when `bank` is the
+    course's own and the instructor notebooks are here (a clone of the course; an installed package without
+    them has none to check; another bank, ``--bank``, is not the notebooks')."""
+    from course.bank import DEFAULT_DIRECTORY
+    from course.publishing import INSTRUCTOR_DIR, prediction_problems
+
+    own = bank.directory is not None and bank.directory.resolve() == DEFAULT_DIRECTORY.resolve()
+    return prediction_problems(bank, INSTRUCTOR_DIR) if own and INSTRUCTOR_DIR.is_dir() else []
+
+
+def _predictions(bank: Bank) -> str:
+    n = len(bank.predictions())
+    return f", and {plural(n, 'prediction')}" if n else ""
+
+
 def check(bank: Bank, out: TextIO, *, strict: bool) -> int:
     """Say that `bank` is valid and its figures (`course.bank.figures`), then list its lint warnings; exit
     status 1 when there are some and `strict`. A code question whose checker is missing, whose solution fails
     its checker or whose starter passes it makes the bank invalid: its problems are listed instead (exit
     status 1), as `invalid_bank` lists the loader's."""
-    problems = code_problems(bank)
+    problems = code_problems(bank) + notebook_problems(bank)
     if problems:
         return invalid_bank(BankError(problems), "check", out, out)
     out.write(
-        f"question bank OK: {plural(len(bank), 'question')} in {plural(len(bank.lessons()), 'lesson')}\n"
+        f"question bank OK: {plural(len(bank), 'question')} in {plural(len(bank.lessons()), 'lesson')}"
+        f"{_predictions(bank)}\n"
         f"{figures(bank)}\n"
     )
     warnings = lint(bank)

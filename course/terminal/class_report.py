@@ -22,7 +22,7 @@ from course.bank import Bank
 from course.classroom import class_report, class_report_lines, instructor_url
 from course.progress import SERVICE_SCHEMES, ProgressFileError, read_progress
 from course.terminal.exits import EXIT_OK, EXIT_STORE, EXIT_USAGE
-from scheduler import Answer, Store, StoreError
+from scheduler import Answer, PredictionEvent, Store, StoreError
 
 __all__ = ["SERVER_SCHEMES", "class_report_command"]
 
@@ -42,6 +42,7 @@ def class_report_command(
         return EXIT_USAGE
     answers: dict[str, list[Answer]] = {}
     due: dict[str, dict[str, datetime]] = {}
+    predictions: dict[str, list[PredictionEvent]] = {}
     with tempfile.TemporaryDirectory() as scratch:
         for name, file in zip(names, args.files, strict=True):
             try:
@@ -52,7 +53,8 @@ def class_report_command(
             with Store.open(Path(scratch) / f"{len(answers)}.sqlite3", create=True) as store:
                 store.merge(progress.reviews, progress.practice, progress.enrollments)
                 answers[name], due[name] = store.answers(), store.due_times()
-    report = class_report(answers, due, bank, at, tz)
+            predictions[name] = progress.predictions
+    report = class_report(answers, due, bank, at, tz, predictions=predictions)
     out.write("\n".join(class_report_lines(report, limit=args.top)) + "\n")
     return EXIT_OK
 
@@ -80,6 +82,6 @@ def _from_server(
     except StoreError as problem:
         err.write(f"{problem}\n")
         return EXIT_STORE
-    report = class_report(records.answers, records.due_times, bank, at, tz)
+    report = class_report(records.answers, records.due_times, bank, at, tz, predictions=records.predictions)
     out.write("\n".join(class_report_lines(report, limit=args.top)) + "\n")
     return EXIT_OK

@@ -156,7 +156,7 @@ def _run(
 
     def run(store: Storage) -> int:
         if args.command == "stats":
-            console.say(progress_report(store, bank.items(), clock(), local_tz()))
+            console.say(progress_report(store, bank.items(), clock(), local_tz(), bank.predictions()))
             if args.calibration:
                 console.say(calibration_report(store, bank.items()))
             return EXIT_OK

@@ -106,10 +106,12 @@ def _export_progress(path: Path, db: str | None, out: TextIO, at: datetime) -> i
             [LogEntry(r.item_id, r.rating, r.reviewed_at, r.duration_ms) for r in store.reviews()],
             [LogEntry(r.item_id, r.rating, r.reviewed_at, r.duration_ms) for r in store.cram_reviews()],
             store.nudges(),
+            store.predictions(),
         )
     _write_text(path, "".join(line + "\n" for line in lines(progress, at)))
     counts = _counts(len(progress.reviews), len(progress.practice), len(progress.enrollments))
-    out.write(f"Wrote {counts}{_nudged(len(progress.nudges))} to {path}.\n")
+    extra = _nudged(len(progress.nudges), len(progress.predictions))
+    out.write(f"Wrote {counts}{extra} to {path}.\n")
     return EXIT_OK
 
 
@@ -122,9 +124,12 @@ def _import_progress(path: Path, db: str | None, out: TextIO, at: datetime) -> i
         return EXIT_OK
     with _opened(db, create=True) as store:
         check_writable(store)
-        merged = store.merge(progress.reviews, progress.practice, progress.enrollments, progress.nudges)
+        merged = store.merge(
+            progress.reviews, progress.practice, progress.enrollments, progress.nudges, progress.predictions
+        )
+    extra = _nudged(merged.nudges, merged.predictions)
     out.write(
-        f"Imported {_counts(merged.answers, merged.practice, merged.decks)}{_nudged(merged.nudges)} "
+        f"Imported {_counts(merged.answers, merged.practice, merged.decks)}{extra} "
         f"from {path}; "
         f"skipped {merged.skipped} already present.\n"
     )
@@ -137,9 +142,11 @@ def _counts(answers: int, practice: int, lessons: int) -> str:
     )
 
 
-def _nudged(count: int) -> str:
-    """The cards brought back, as the counts' sentence adds them (nothing when there are none)."""
-    return f" (and {plural(count, 'card')} brought back by mistakes)" if count else ""
+def _nudged(count: int, predictions: int = 0) -> str:
+    """The cards brought back and the predictions, as the counts' sentence adds them (nothing for none)."""
+    parts = [f"{plural(count, 'card')} brought back by mistakes"] if count else []
+    parts += [plural(predictions, "prediction")] if predictions else []
+    return f" (and {' and '.join(parts)})" if parts else ""
 
 
 def _opened(db: str | None, *, create: bool) -> Storage:

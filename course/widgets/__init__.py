@@ -3,10 +3,12 @@ review on a projector (`class_review`), and for a class on a shared database: th
 (`live_projector` on the projector, `live` in each learner's notebook) and the instructor's class report
 (`class_report_view`).
 
-``quiz("02")``, ``review()`` and ``cram("02", "03")`` return small objects that display as a widget in
-JupyterLab (and as a stable sentence in plain text, which is what nbval compares). They work with ipywidgets
-7.7 and 8. They grade and order the options of multiple-choice questions as `course.bank` says: a new
-order each time a question is shown, drawn from the `rng` given (a `random.Random`; default a fresh one).
+``predict("02-variance-at-64")`` goes under a lesson's Predict prompt and ``reveal(...)`` in the cell that
+checks it (`course.widgets._predict`). ``quiz("02")``, ``review()`` and ``cram("02", "03")`` return small
+objects that display as a widget in JupyterLab (and as a stable sentence in plain text, which is what nbval
+compares). They work with ipywidgets 7.7 and 8. They grade and order the options of multiple-choice questions
+as `course.bank` says: a new order each time a question is shown, drawn from the `rng` given (a
+`random.Random`; default a fresh one).
 
 The progress database is held open only while a session runs, from the session's first use of it to its
 summary (a review: from its start; practice: from its first answer; a quiz, whose session is one answer: for
@@ -26,7 +28,8 @@ from course.widgets._class_review import ClassReviewWidget, class_review
 from course.widgets._cram import PRACTICE_NOTE, CramWidget, cram
 from course.widgets._explorer import Drawn, Explorer
 from course.widgets._live_answer import NO_CLASS_DB, LiveAnswerWidget, live
-from course.widgets._live_projector import LiveProjectorWidget, live_projector
+from course.widgets._live_projector import LiveProjectorWidget, live_prediction, live_projector
+from course.widgets._predict import PredictionWidget, Revealed, predict, reveal
 from course.widgets._quiz import QuizWidget, quiz
 from course.widgets._review import NO_PROGRESS, ReviewWidget, review
 
@@ -41,13 +44,18 @@ __all__ = [
     "Explorer",
     "LiveAnswerWidget",
     "LiveProjectorWidget",
+    "PredictionWidget",
     "QuizWidget",
+    "Revealed",
     "ReviewWidget",
     "class_report_view",
     "class_review",
     "cram",
     "live",
+    "live_prediction",
     "live_projector",
+    "predict",
     "quiz",
+    "reveal",
     "review",
 ]

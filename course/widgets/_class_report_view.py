@@ -110,7 +110,9 @@ class ClassReportWidget:
             self.notice.value = f"<p><b>Class database problem:</b> {html.escape(str(err))}</p>"
             self.status.value = f"<p>{html.escape(str(err))}</p>"
             return
-        self.report = class_report(records.answers, records.due_times, self.bank, at, self.tz)
+        self.report = class_report(
+            records.answers, records.due_times, self.bank, at, self.tz, predictions=records.predictions
+        )
         self.notice.value = ""
         self.body.value = report_html(self.report, self.bank, self.tz, self.top)
         shown = at.astimezone(self.tz).strftime("%H:%M")
@@ -171,6 +173,22 @@ def report_html(report: ClassReport, bank: Bank, tz: tzinfo, top: int = 10) -> s
             "<th>answers</th><th>learners</th></tr>"
         )
         parts += [_question_row(row, row.pass_rate, bank) for row in report.code[:top]]
+        parts.append("</table>")
+    if report.predictions:
+        shown = report.predictions[:top]
+        parts.append(
+            f"<h4>Predictions, most often wrong first ({len(shown)} of {len(report.predictions)})</h4>"
+            "<table class='course-report-table'><tr><th>wrong</th><th>prediction</th><th>section</th>"
+            "<th>learners</th></tr>"
+        )
+        for row in shown:
+            question = bank.prediction(row.prediction_id)
+            link = html.escape(section_link(question.lesson, question.section))
+            where = f"{html.escape(question.lesson)}: {html.escape(question.section)}"
+            parts.append(
+                f"<tr><td>{row.wrong_rate:.0%}</td><td>{inline_html(question.prompt)}</td>"
+                f'<td><a href="{link}">{where}</a></td><td>{row.learners}</td></tr>'
+            )
         parts.append("</table>")
     if report.revisit:
         links = "".join(

@@ -303,7 +303,7 @@ class LiveAnswerWidget:
         self.prompt.value = "<p>The session has started: the first question comes in a moment.</p>"
 
     def _show(self, room: LiveRoom, state: LiveState) -> None:
-        self.question = None if state.item_id is None else self.bank.get(state.item_id)
+        self.question = None if state.item_id is None else self.bank.find(state.item_id)
         self.revealed = False
         self.pending = None
         self.option_buttons, self.number_input, self.code, self.sentence = [], None, None, None

@@ -20,7 +20,7 @@ from __future__ import annotations
 import html
 import random
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +33,7 @@ from course.classroom import (
     code_tally_text,
     counted,
     instructor_url,
+    is_right,
     layout_text,
     live_questions,
     open_room,
@@ -52,7 +53,7 @@ from scheduler import StoreError
 if TYPE_CHECKING:  # psycopg: only for a class database, and only the types here
     from scheduler.postgres import LiveAnswers, LiveRoom, LiveState
 
-__all__ = ["LiveProjectorWidget", "live_projector"]
+__all__ = ["LiveProjectorWidget", "live_prediction", "live_projector"]
 
 _BARS = """<style>
 .course-live-row { display: flex; flex-wrap: wrap; align-items: center; gap: 0.2em 0.5em; margin: 0.15em 0;
@@ -96,6 +97,7 @@ class LiveProjectorWidget:
         rng: random.Random | None = None,
         every: float | None = 1.0,
         bank: Bank | None = None,
+        run: Callable[[], str] | None = None,
     ) -> None:
         if not questions:
             raise ValueError("no choice, numeric or code questions to ask live in these lessons")
@@ -109,6 +111,10 @@ class LiveProjectorWidget:
         self.clock = clock or real_clock
         self.rng = rng or random.Random()
         self.every = every
+        self.run = run  # a prediction asked live: runs the prompt's cells on Reveal, gives what they print
+        self.first_round: tuple[int, int] | None = (
+            None  # a prediction asked again: round 1's (right, answered)
+        )
         self.state: LiveState | None = None  # the session asked now
         self.index = -1
         self.presentation: Presentation | None = None
@@ -226,9 +232,15 @@ class LiveProjectorWidget:
 
     def _ask(self, index: int) -> None:
         question = self.questions[index]
-        presentation = present(question, self.rng)
+        again = self._asked_again(index) and self.presentation is not None
+        # asked again, in the same order: the room's letters mean what they meant in the first round
+        presentation = self.presentation if again and self.presentation else present(question, self.rng)
         assert self.state is not None  # a question is asked in a session started
         try:
+            if again:  # round 1's tally, for the reveal
+                counts = self._counted(self._room().answers(self.state.session, self.state.position))
+                right = sum(n for answer, n in counts.items() if is_right(question, answer))
+                self.first_round = (right, sum(counts.values()))
             self.state = self._room().ask(
                 self.state.session, question.id, self._now(), layout_text(presentation)
             )
@@ -238,15 +250,26 @@ class LiveProjectorWidget:
         self.index, self.presentation, self.counts = index, presentation, {}
         self.notice.value = self.answer.value = ""
         n = len(self.questions)
+        what = f"question {index + 1} / {n}"
+        if question.card is not None:  # a prediction: predict, discuss, predict again, then run
+            what = "prediction, again after the discussion" if self._asked_again(index) else "prediction"
         self.header.value = (
             f"<b>Live session {self.state.session} · {html.escape(self.title)} · "
-            f"question {index + 1} / {n}</b> · lesson {html.escape(question.lesson)}, "
+            f"{what}</b> · lesson {html.escape(question.lesson)}, "
             f"{html.escape(question.section)} · room “{html.escape(self.state.room)}”"
         )
         self.prompt.value = to_html(question.prompt)
         self._draw()
         self._buttons()
         self.status.value = f"<p>Question {index + 1} of {n} asked.</p>"
+
+    def _asked_again(self, index: int) -> bool:
+        """Whether the question at `index` is the one before it asked again (a prediction's second round)."""
+        return 0 < index < len(self.questions) and self.questions[index].id == self.questions[index - 1].id
+
+    def _asked_next(self) -> bool:
+        """Whether the question asked now is asked again next (a prediction before the discussion)."""
+        return self._asked_again(self.index + 1)
 
     def refresh(self) -> bool:
         """Read the answers to the question asked now and redraw the distribution. True while the session
@@ -302,8 +325,8 @@ class LiveProjectorWidget:
     def reveal(self) -> None:
         """Close the question to answers and show the right answer and its explanation."""
         with self._lock:
-            if self.state is None or self.state.revealed or self.state.ended:
-                return
+            if self.state is None or self.state.revealed or self.state.ended or self._asked_next():
+                return  # a prediction is revealed after its second round only
             try:
                 self.state = self._room().reveal(self.state.session, self._now())
                 self.counts = self._counted(self._room().answers(self.state.session, self.state.position))
@@ -319,10 +342,36 @@ class LiveProjectorWidget:
                     f"{to_html(question.explanation)}"
                 )
             else:
-                self.answer.value = f"<p><b>Answer: {said}.</b></p>{to_html(question.explanation)}"
+                self.answer.value = (
+                    f"{self._rounds_html()}{self._ran_html()}<p><b>Answer: {said}.</b></p>"
+                    f"{to_html(question.explanation)}"
+                )
             self._draw()
             self._buttons()
             self.status.value = f"<p>Answer: {html.escape(right_text(self.presentation))}.</p>"
+
+    def _rounds_html(self) -> str:
+        """A prediction asked twice: how many were right before and after the discussion."""
+        if self.first_round is None or not self._asked_again(self.index):
+            return ""
+        assert self.presentation is not None
+        question = self.presentation.question
+        right = sum(n for answer, n in self.counts.items() if is_right(question, answer))
+        before, answered = self.first_round
+        return (
+            f"<p>Before the discussion: {before} of {answered} right; "
+            f"after it: {right} of {sum(self.counts.values())}.</p>"
+        )
+
+    def _ran_html(self) -> str:
+        """What the prompt's cells print when run now, on Reveal (a prediction asked live)."""
+        if self.run is None or self.presentation is None or self.presentation.question.card is None:
+            return ""
+        try:
+            printed = self.run()
+        except Exception as err:  # the lesson's cell raised: said on the projector, the session goes on
+            printed = f"{type(err).__name__}: {err}"
+        return f"<p><b>The cell, run now:</b></p><pre>{html.escape(printed.rstrip())}</pre>"
 
     def next(self) -> None:
         """Ask the next question (the one asked now closes); after the last, end the session."""
@@ -382,11 +431,15 @@ class LiveProjectorWidget:
         running = self.state is not None and not self.state.ended
         ready = self.url is not None or self.room is not None
         self.start_button.disabled = not ready or self.state is not None
-        self.reveal_button.disabled = self.state is None or self.state.ended or self.state.revealed
+        # a prediction is revealed after its second round only (predict, discuss, predict again)
+        self.reveal_button.disabled = (
+            self.state is None or self.state.ended or self.state.revealed or self._asked_next()
+        )
         self.next_button.disabled = not running
         self.end_button.disabled = not running
         last = self.index + 1 >= len(self.questions)
-        self.next_button.description = "Finish" if running and last else "Next ▶"
+        again = running and self._asked_next()
+        self.next_button.description = "Finish" if running and last else "Ask again ▶" if again else "Next ▶"
 
 
 def live_projector(
@@ -410,3 +463,59 @@ def live_projector(
     return LiveProjectorWidget(
         questions, chosen, db=db, room_name=room, title=title, clock=clock, rng=rng, bank=bank
     )
+
+
+def live_prediction(
+    prediction_id: str,
+    *,
+    room: str | None = None,
+    db: str | None = None,
+    clock: Clock | None = None,
+    rng: random.Random | None = None,
+    run: Callable[[], str] | None = None,
+) -> LiveProjectorWidget:
+    """Peer instruction on one Predict prompt, on the projector: ``live_prediction("02-predict-variance")``.
+    Start asks the room to predict (learners answer with ``live()``); after the discussion, Ask again asks the
+    same prediction once more; Reveal runs the prompt's cells in this kernel (its lesson's cells after the
+    widget, the check cell last, from the instructor notebook; `run` replaces that), shows what they print,
+    the two rounds' counts and the answer. KeyError for an unknown prediction."""
+    bank = load_bank()
+    question = bank.prediction(prediction_id)
+    title = f"Prediction {question.id}"
+    return LiveProjectorWidget(
+        (question, question),
+        (question.lesson,),
+        db=db,
+        room_name=room,
+        title=title,
+        clock=clock,
+        rng=rng,
+        bank=bank,
+        run=run if run is not None else _cells_runner(question),
+    )
+
+
+def _cells_runner(question: Question, namespace: dict[str, Any] | None = None) -> Callable[[], str]:
+    """Run the cells that answer `question` in `namespace` (default this kernel's: the instructor's lesson
+    notebook, run up to its prompt), and give what they print."""
+
+    def run() -> str:
+        import contextlib
+        import io
+
+        from course.publishing import INSTRUCTOR_DIR, answer_cells
+
+        try:
+            from IPython import get_ipython
+
+            shell = get_ipython()
+        except ImportError:
+            shell = None
+        names = namespace if namespace is not None else shell.user_ns if shell is not None else {}
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            for source in answer_cells(question, INSTRUCTOR_DIR):
+                exec(compile(source, f"<{question.id}>", "exec"), names)
+        return printed.getvalue()
+
+    return run

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
-from scheduler._records import Answer
+from scheduler._records import Answer, PredictionEvent
 from scheduler._rows import RATINGS, STATES
 from scheduler._time import from_ms
 from scheduler.postgres._connection import bulk_timeout, connected, describe, translated
@@ -18,10 +18,12 @@ __all__ = ["ClassRecords", "class_records"]
 
 @dataclass(frozen=True)
 class ClassRecords:
-    """What a class report reads, per learner: the answers in log order and when each item is due."""
+    """What a class report reads, per learner: the answers in log order, when each item is due, and the
+    predictions committed, in the order made."""
 
     answers: dict[str, list[Answer]]
     due_times: dict[str, dict[str, datetime]]
+    predictions: dict[str, list[PredictionEvent]] = field(default_factory=dict)
 
 
 def class_records(url: str, *, lock_timeout_ms: int = LOCK_TIMEOUT_MS) -> ClassRecords:
@@ -61,4 +63,14 @@ def class_records(url: str, *, lock_timeout_ms: int = LOCK_TIMEOUT_MS) -> ClassR
             f"SELECT learner, item_id, due FROM {SCHEMA}.cards".encode()
         ):
             due.setdefault(learner, {})[item_id] = from_ms(when)
-    return ClassRecords(answers, due)
+        predictions: dict[str, list[PredictionEvent]] = {}
+        for learner, item_id, predicted_at, answer, right in connection.execute(
+            f'SELECT learner, item_id, predicted_at, answer, "right" FROM {SCHEMA}.prediction_log '
+            "ORDER BY learner, id".encode()
+        ):
+            predictions.setdefault(learner, []).append(
+                PredictionEvent(
+                    item_id, from_ms(predicted_at), answer, None if right is None else bool(right)
+                )
+            )
+    return ClassRecords(answers, due, predictions)

@@ -1,6 +1,6 @@
 """The reading half of `PostgresStore`: the learner's rows read back as the records of ``scheduler.Storage``
-(decks, cards, the log, practice answers, nudges, what is due), each in one query through the store's
-``_read``, which runs it in the store's snapshot when one is open, else as a one-round-trip read
+(decks, cards, the log, practice answers, nudges, predictions, what is due), each in one query through the
+store's ``_read``, which runs it in the store's snapshot when one is open, else as a one-round-trip read
 (`scheduler.postgres._sql.read_once`). Every query keeps to the learner's own rows (``MINE``), row-level
 security aside.
 """
@@ -10,8 +10,16 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from scheduler._records import Answer, CardState, CramReview, DueItems, Nudge, Review
-from scheduler._rows import CARD_COLUMNS, RATINGS, REVIEW_COLUMNS, STATES, card_from_row, review_from_row
+from scheduler._records import Answer, CardState, CramReview, DueItems, Nudge, PredictionEvent, Review
+from scheduler._rows import (
+    CARD_COLUMNS,
+    RATINGS,
+    REVIEW_COLUMNS,
+    STATES,
+    card_from_row,
+    prediction_from_row,
+    review_from_row,
+)
 from scheduler._time import from_ms, require_aware, to_ms
 from scheduler.postgres._schema import MINE, SCHEMA
 
@@ -113,6 +121,19 @@ class Reading:
             parameters,
         )
         return [Nudge(item_id, from_ms(at), from_ms(due), reason) for item_id, at, due, reason in rows]
+
+    def predictions(
+        self, start: datetime | None = None, end: datetime | None = None
+    ) -> list[PredictionEvent]:
+        """The learner's predictions made at ``start <= predicted_at < end`` (either bound optional), in
+        order."""
+        where, parameters = _mine_between("predicted_at", start, end)
+        rows = self._read(
+            f'SELECT item_id, predicted_at, answer, "right" FROM {SCHEMA}.prediction_log WHERE {where} '
+            "ORDER BY id",
+            parameters,
+        )
+        return [prediction_from_row(row) for row in rows]
 
 
 def _mine_between(

@@ -24,13 +24,18 @@ unless the administrator set another: ``install(admin_url, row_limit=...)``) is 
 (``live_member``, not ``removed``): a learner joins a room by adding their own row; an instructor sees who
 joined and removes one (``removed``, which learners cannot change: their answers in the room's running session
 are deleted, and they cannot answer there or join again).
+
+Version 7 adds ``prediction_log``: the guesses a learner committed before an outcome was shown
+(``PredictionEvent``; ``"right"`` NULL when skipped, quoted: RIGHT is a keyword), a log of their own as
+``nudge_log`` is (the learner's own rows, no group's, counted towards the row limit), which changes no card.
+A learner only adds to it: SELECT and INSERT, no column to UPDATE.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from scheduler._bounds import MAX_REASON
+from scheduler._bounds import MAX_PREDICTION_ANSWER, MAX_REASON
 
 __all__ = [
     "ANSWER_PATTERN",
@@ -78,7 +83,18 @@ another (``install(admin_url, row_limit=n)``, kept by later installs; or ``UPDAT
 learner_rows = n``). A heavy year of study is tens of thousands of answers: 200,000 leaves room for several,
 and bounds what one learner's rows cost the instructor's report."""
 ROW_LIMIT_SQLSTATE = "CL001"  # what the server refuses a statement over the limit with (a class of our own)
-COUNTED_TABLES = ("review_log", "cram_log", "nudge_log", "cards", "decks", "settings", "live_member")
+# The tables counted from version 6 on (its migration counts their rows and puts its triggers on them).
+_COUNTED_IN_6 = ("review_log", "cram_log", "nudge_log", "cards", "decks", "settings", "live_member")
+COUNTED_TABLES = (
+    "review_log",
+    "cram_log",
+    "nudge_log",
+    "prediction_log",
+    "cards",
+    "decks",
+    "settings",
+    "live_member",
+)
 """The tables whose rows count towards a learner's limit: every table a learner adds rows to at will. Not
 ``live_answer`` (one row per question an instructor asked, at most) nor ``write_lock`` (one row)."""
 _OWNED = {  # table: the column naming its owner
@@ -146,6 +162,17 @@ BEGIN
     RETURN NULL;
 END
 $$"""
+
+
+def _counting(table: str) -> tuple[str, str]:
+    """The triggers counting ``table``'s rows towards their learners' limit (version 6 on)."""
+    return (
+        f"CREATE TRIGGER count_added AFTER INSERT ON course.{table} REFERENCING NEW TABLE AS added "
+        "FOR EACH STATEMENT EXECUTE FUNCTION course.count_added()",
+        f"CREATE TRIGGER count_gone AFTER DELETE ON course.{table} REFERENCING OLD TABLE AS gone "
+        "FOR EACH STATEMENT EXECUTE FUNCTION course.count_gone()",
+    )
+
 
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     (
@@ -323,7 +350,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             PRIMARY KEY (room, learner)
         )""",
         *_unforced(
-            ("live_session", "live_answer", *(table for table in COUNTED_TABLES if table != "live_member")),
+            ("live_session", "live_answer", *(table for table in _COUNTED_IN_6 if table != "live_member")),
             # whoever answered in a room before has joined it
             "INSERT INTO course.live_member (room, learner, joined_at) "
             "SELECT s.room, a.learner, min(a.answered_at) FROM course.live_answer a "
@@ -331,7 +358,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             "WHERE char_length(s.room) BETWEEN 1 AND 63 AND s.room !~ '[[:cntrl:]]' "
             "GROUP BY s.room, a.learner",
             "INSERT INTO course.row_count (learner, kept) SELECT learner, count(*) FROM ("
-            + " UNION ALL ".join(f"SELECT learner FROM course.{table}" for table in COUNTED_TABLES)
+            + " UNION ALL ".join(f"SELECT learner FROM course.{table}" for table in _COUNTED_IN_6)
             + ") AS counted GROUP BY learner",
         ),
         "ALTER TABLE course.live_member ENABLE ROW LEVEL SECURITY",
@@ -343,18 +370,25 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             f"REVOKE ALL ON FUNCTION course.{name}() FROM PUBLIC"
             for name in ("count_added", "count_gone", "member_removed")
         ),
-        *(
-            statement
-            for table in COUNTED_TABLES
-            for statement in (
-                f"CREATE TRIGGER count_added AFTER INSERT ON course.{table} REFERENCING NEW TABLE AS added "
-                "FOR EACH STATEMENT EXECUTE FUNCTION course.count_added()",
-                f"CREATE TRIGGER count_gone AFTER DELETE ON course.{table} REFERENCING OLD TABLE AS gone "
-                "FOR EACH STATEMENT EXECUTE FUNCTION course.count_gone()",
-            )
-        ),
+        *(statement for table in _COUNTED_IN_6 for statement in _counting(table)),
         "CREATE TRIGGER member_removed AFTER UPDATE OF removed ON course.live_member FOR EACH ROW "
         "WHEN (NEW.removed AND NOT OLD.removed) EXECUTE FUNCTION course.member_removed()",
+    ),
+    (
+        # Predictions: guesses committed before an outcome was shown (what a cell will print), right or not
+        # (NULL: skipped); a log of their own, which changes no card. Empty when made: nothing to count yet.
+        f"""CREATE TABLE course.prediction_log (
+            id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            {_LEARNER} CONSTRAINT prediction_log_not_a_group CHECK (learner {_NOT_A_GROUP}),
+            item_id TEXT NOT NULL,
+            predicted_at BIGINT NOT NULL,
+            answer TEXT NOT NULL CHECK (char_length(answer) <= {MAX_PREDICTION_ANSWER}),
+            "right" BOOLEAN
+        )""",
+        "CREATE INDEX prediction_log_by_item ON course.prediction_log (learner, item_id, predicted_at)",
+        "ALTER TABLE course.prediction_log ENABLE ROW LEVEL SECURITY",
+        "ALTER TABLE course.prediction_log FORCE ROW LEVEL SECURITY",
+        *_counting("prediction_log"),
     ),
 )
 
@@ -369,9 +403,11 @@ TABLE_COLUMNS = {
     "settings": "learner, name, value, set_at",
     "write_lock": "learner, writes",
     "nudge_log": "learner, item_id, nudged_at, due, reason",
+    "prediction_log": 'learner, item_id, predicted_at, answer, "right"',
 }
 DATA_TABLES = tuple(TABLE_COLUMNS)
-_SINCE = {"settings": 2, "write_lock": 4, "nudge_log": 5}  # the version a table came with (the others: 1)
+# the version a table came with (the others: 1)
+_SINCE = {"settings": 2, "write_lock": 4, "nudge_log": 5, "prediction_log": 7}
 # What a learner may change of a row of theirs, column by column: no table-wide UPDATE (nor DELETE).
 _UPDATABLE = {
     "review_log": "item_id, rating, reviewed_at, duration_ms, due, state_before",
@@ -381,6 +417,7 @@ _UPDATABLE = {
     "settings": "value, set_at",
     "write_lock": "writes",
     "nudge_log": "due",
+    # prediction_log: none (only added to)
 }
 LIVE_COLUMNS = {
     "live_session": (
@@ -422,7 +459,8 @@ def grant_statements(version: int) -> list[str]:
     table-wide UPDATE, no DELETE, no TRUNCATE: none of the lock modes that stop others reading or writing),
     SELECT on the version. Instructors: SELECT on everything; on live sessions, INSERT and UPDATE of named
     columns. Version 6: everyone in the class reads the limit and the counts (a learner their own); a learner
-    joins rooms (INSERT of the room and the time: never ``removed``); an instructor changes ``removed``."""
+    joins rooms (INSERT of the room and the time: never ``removed``); an instructor changes ``removed``.
+    Version 7: a learner reads and adds their own predictions, and changes none."""
     statements = [
         f"REVOKE ALL ON SCHEMA {SCHEMA} FROM PUBLIC",
         f"GRANT USAGE ON SCHEMA {SCHEMA} TO {_EVERYONE}",
@@ -433,9 +471,10 @@ def grant_statements(version: int) -> list[str]:
         if version < _SINCE.get(table, 1):
             continue
         name = f"{SCHEMA}.{table}"
+        updatable = f", UPDATE ({_UPDATABLE[table]})" if table in _UPDATABLE else ""
         statements += [
             f"REVOKE ALL ON {name} FROM PUBLIC, {LEARNER_ROLE}, {INSTRUCTOR_ROLE}",
-            f"GRANT SELECT, INSERT, UPDATE ({_UPDATABLE[table]}) ON {name} TO {LEARNER_ROLE}",
+            f"GRANT SELECT, INSERT{updatable} ON {name} TO {LEARNER_ROLE}",
             f"GRANT SELECT ON {name} TO {INSTRUCTOR_ROLE}",
         ]
     if version >= 3:

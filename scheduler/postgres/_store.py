@@ -42,6 +42,7 @@ from scheduler._records import (
     LogEntry,
     Merged,
     Nudge,
+    PredictionEvent,
     Rating,
     Review,
     Settings,
@@ -57,8 +58,10 @@ from scheduler._rows import (
     check_answer,
     check_id,
     check_nudge,
+    check_prediction,
     check_time,
     new_nudge_rows,
+    new_prediction_rows,
     read_settings,
     replayed_cards,
     review_from_row,
@@ -91,6 +94,11 @@ __all__ = ["PostgresStore"]
 # Every query says so too, RLS aside: an instructor's (or an admin's) own store is theirs only. The column's
 # collation "C" (a role name's) lets this use the indexes.
 _MINE = "learner = current_user::text"
+_PREDICTION_COLUMNS = 'item_id, predicted_at, answer, "right"'  # RIGHT is a keyword: the column is quoted
+_ADD_PREDICTION = (
+    f"INSERT INTO {SCHEMA}.prediction_log ({_PREDICTION_COLUMNS}) VALUES (%s, %s, %s, %s)".encode()
+)
+_PREDICTED = f"SELECT {_PREDICTION_COLUMNS} FROM {SCHEMA}.prediction_log WHERE {_MINE}".encode()
 # A write's first statement: the learner's own row of write_lock, locked (created at the first write) until
 # the transaction ends. Row-level security hides it from everyone else, who therefore cannot lock it.
 _TAKE_WRITE_LOCK = (
@@ -483,20 +491,30 @@ class PostgresStore(Reading):
             )
         return nudge
 
+    def predict(self, prediction: PredictionEvent) -> PredictionEvent:
+        """Append a prediction to the learner's prediction log (no card changes; see `PredictionEvent`);
+        returns it as kept."""
+        prediction = check_prediction(prediction)
+        with self._write() as connection:
+            connection.execute(_ADD_PREDICTION, new_prediction_rows([prediction], set())[0])
+        return prediction
+
     def merge(
         self,
         answers: Sequence[LogEntry],
         practice: Sequence[LogEntry],
         decks: Mapping[str, datetime],
         nudges: Sequence[Nudge] = (),
+        predictions: Sequence[PredictionEvent] = (),
     ) -> Merged:
         """Merge another log into this learner's, in one transaction, as ``Store.merge`` does: answers and
         practice answers not present yet go in by time, every present row kept in its order; the due dates
         from each item's first new answer on are recomputed and every card rebuilt; a deck keeps its
-        earliest date; nudges not present yet are appended."""
+        earliest date; nudges and predictions not present yet are appended."""
         given = incoming(answers, practice, decks)
         wanted = [check_nudge(nudge) for nudge in nudges]
-        size = len(answers) + len(practice) + len(wanted)
+        guesses = [check_prediction(prediction) for prediction in predictions]
+        size = len(answers) + len(practice) + len(wanted) + len(guesses)
         with self._write(1 + size / 500) as connection:  # a minute for 5,000
             plan = merge(connection, self.memory, given)
             if plan.reviews is not None:
@@ -505,14 +523,17 @@ class PostgresStore(Reading):
                 f"SELECT item_id, nudged_at, due, reason FROM {SCHEMA}.nudge_log WHERE {_MINE}".encode()
             ).fetchall()
             added = new_nudge_rows(wanted, set(present))
-            if added:
-                with connection.cursor() as cursor:
+            guessed = new_prediction_rows(guesses, set(connection.execute(_PREDICTED).fetchall()))
+            with connection.cursor() as cursor:
+                if added:
                     cursor.executemany(
                         f"INSERT INTO {SCHEMA}.nudge_log (item_id, nudged_at, due, reason) "
                         "VALUES (%s, %s, %s, %s)".encode(),
                         added,
                     )
-        return replace(plan.merged, nudges=len(added))
+                if guessed:
+                    cursor.executemany(_ADD_PREDICTION, guessed)
+        return replace(plan.merged, nudges=len(added), predictions=len(guessed))
 
     def rebuild_cache(self) -> None:
         """Recompute every card of the learner's by replaying the log."""

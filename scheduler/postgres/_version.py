@@ -64,8 +64,8 @@ class RowLimitError(StoreError):
         super().__init__(
             path,
             f"{os.fspath(path)} keeps no more of this learner's rows: they have reached {said} (answers, "
-            "practice answers, nudges, cards, decks, settings and rooms joined, all together), and nothing "
-            "of this was saved; whoever runs the class database can raise the limit, with "
+            "practice answers, nudges, predictions, cards, decks, settings and rooms joined, all together), "
+            "and nothing of this was saved; whoever runs the class database can raise the limit, with "
             "scheduler.postgres.install(admin_url, row_limit=...)",
         )
 

@@ -48,11 +48,20 @@ from scheduler._records import (
     LogEntry,
     Merged,
     Nudge,
+    PredictionEvent,
     Rating,
     Review,
     Settings,
 )
-from scheduler._rows import check_answer, check_id, check_nudge, check_time, settings_change, stored_memory
+from scheduler._rows import (
+    check_answer,
+    check_id,
+    check_nudge,
+    check_prediction,
+    check_time,
+    settings_change,
+    stored_memory,
+)
 from scheduler._storage import Storage
 from scheduler._time import require_aware
 from scheduler.service._wire import WireError, checked, decode, encode, error_of
@@ -78,7 +87,9 @@ class TokenRefusedError(StoreAccessError):
         )
 
 
-_WRITES = frozenset({"record", "record_cram", "enroll", "merge", "nudge", "rebuild_cache", "save_settings"})
+_WRITES = frozenset(
+    {"record", "record_cram", "enroll", "merge", "nudge", "predict", "rebuild_cache", "save_settings"}
+)
 """The calls that write: each carries a key of its own, so that one sent again saves once."""
 
 
@@ -298,12 +309,19 @@ class RemoteStore:
         practice: Sequence[LogEntry],
         decks: Mapping[str, datetime],
         nudges: Sequence[Nudge] = (),
+        predictions: Sequence[PredictionEvent] = (),
     ) -> Merged:
         self._writing()
         incoming(answers, practice, decks)  # every entry checked here, as the stores do
         nudges = [check_nudge(nudge) for nudge in nudges]
+        predictions = [check_prediction(prediction) for prediction in predictions]
         merged: Merged = self._call(
-            "merge", answers=list(answers), practice=list(practice), decks=dict(decks), nudges=list(nudges)
+            "merge",
+            answers=list(answers),
+            practice=list(practice),
+            decks=dict(decks),
+            nudges=list(nudges),
+            predictions=list(predictions),
         )
         return merged
 
@@ -315,6 +333,19 @@ class RemoteStore:
     def nudges(self, start: datetime | None = None, end: datetime | None = None) -> list[Nudge]:
         nudges: list[Nudge] = self._call("nudges", start=_aware(start, "start"), end=_aware(end, "end"))
         return nudges
+
+    def predict(self, prediction: PredictionEvent) -> PredictionEvent:
+        self._writing()
+        kept: PredictionEvent = self._call("predict", prediction=check_prediction(prediction))
+        return kept
+
+    def predictions(
+        self, start: datetime | None = None, end: datetime | None = None
+    ) -> list[PredictionEvent]:
+        found: list[PredictionEvent] = self._call(
+            "predictions", start=_aware(start, "start"), end=_aware(end, "end")
+        )
+        return found
 
     def enrolled(self) -> dict[str, datetime]:
         enrolled: dict[str, datetime] = self._call("enrolled")

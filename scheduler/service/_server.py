@@ -59,9 +59,11 @@ METHODS: Mapping[str, tuple[str, ...]] = {
     "record": ("item_id", "rating", "at", "duration_ms"),
     "record_cram": ("item_id", "rating", "at", "duration_ms"),
     "enroll": ("deck", "at"),
-    "merge": ("answers", "practice", "decks", "nudges"),
+    "merge": ("answers", "practice", "decks", "nudges", "predictions"),
     "nudge": ("nudge",),
     "nudges": ("start", "end"),
+    "predict": ("prediction",),
+    "predictions": ("start", "end"),
     "enrolled": (),
     "card": ("item_id",),
     "cards": (),
@@ -88,6 +90,7 @@ READS = frozenset(
         "review_counts",
         "settings",
         "nudges",
+        "predictions",
     }
 )
 """The calls a snapshot may make: reads only, as in the stores."""

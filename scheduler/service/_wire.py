@@ -37,6 +37,7 @@ from scheduler._records import (
     LogEntry,
     Merged,
     Nudge,
+    PredictionEvent,
     Rating,
     Review,
     Settings,
@@ -58,6 +59,7 @@ RECORDS: Mapping[str, type] = {
         LogEntry,
         Merged,
         Nudge,
+        PredictionEvent,
         Review,
         Settings,
     )

@@ -16,7 +16,7 @@ from bank_samples import RECALL
 
 from course.bank import Bank, BankError, Question, _toml, load_bank
 from course.bank._bank import Option
-from course.bank._checks import without_code as _without_code
+from course.bank._fields import without_code as _without_code
 from course.bank._lint import sentence_count
 from course.lessons import LESSONS, QUIZ_LESSONS, lesson_id, lesson_title
 from course.terminal.cli import main
@@ -59,6 +59,21 @@ def question(*lines: str, qid: str = "00-a", kind: str = "recall") -> str:
             extra.append(line)
     body = "\n".join([*head, f'kind = "{kind}"', *fields.values(), *extra])
     return f"\n[[question]]\n{body}\n"
+
+
+FIVE_OPTIONS = (
+    "options = ["
+    + ", ".join(
+        f'{{ text = "o{n}", why = "W{n}"{", correct = true" if n == 1 else ""} }}' for n in range(1, 6)
+    )
+    + "]"
+)
+
+
+def prediction(*lines: str, qid: str = "00-p", kind: str = "choice", card: str | None = "00-a") -> str:
+    """A [[prediction]] table: a question's table (`question`) with the `card` it tests (None: none)."""
+    table = question(*lines, qid=qid, kind=kind).replace("[[question]]", "[[prediction]]", 1)
+    return table if card is None else table.rstrip("\n") + f'\ncard = "{card}"\n'
 
 
 def lesson_file(*questions: str, lesson: str = "00") -> str:
@@ -113,7 +128,7 @@ CASES: list[tuple[str, dict[str, str | bytes], list[str]]] = [
     (
         "unknown file key",
         {F: 'lessons = "00"\n' + lesson_file()},
-        [f"{F}: field 'lessons': unknown key (allowed: lesson, retired, question)"],
+        [f"{F}: field 'lessons': unknown key (allowed: lesson, retired, question, prediction)"],
     ),
     # ---- lesson
     ("lesson missing", {F: RECALL}, [f"{F}: field 'lesson': missing (e.g. lesson = \"00\")"]),
@@ -519,6 +534,48 @@ CASES: list[tuple[str, dict[str, str | bytes], list[str]]] = [
         {F: lesson_file(question(CHOICE_OPTIONS, kind="numeric"))},
         [f"{Q}: field 'options': not allowed for kind 'numeric'"],
     ),
+    # ---- predictions (issue 37): a choice (2 to 4 options) or numeric question with the card it tests
+    (
+        "prediction without a card",
+        {F: lesson_file(question(), prediction(qid="00-p", card=None))},
+        [
+            f"{F}: prediction '00-p': field 'card': "
+            'missing (the id of the review question that holds the idea it tests, or "" for none)'
+        ],
+    ),
+    (
+        "prediction card not in the bank",
+        {F: lesson_file(question(), prediction(qid="00-p", card="00-nope"))},
+        [f"{F}: prediction '00-p': field 'card': no question of the bank has the id '00-nope'"],
+    ),
+    (
+        "prediction of a recall kind",
+        {F: lesson_file(question(), prediction('answer = "A"', "-options", qid="00-p", kind="recall"))},
+        [f"{F}: prediction '00-p': field 'kind': a prediction is 'choice' or 'numeric' (got 'recall')"],
+    ),
+    (
+        "prediction with five options",
+        {F: lesson_file(question(), prediction(FIVE_OPTIONS, qid="00-p"))},
+        [f"{F}: prediction '00-p': field 'options': a prediction has 2 to 4 options (found 5)"],
+    ),
+    (
+        "prediction id of a question",
+        {F: lesson_file(question(), prediction(qid="00-a"))},
+        [f"{F}: prediction '00-a': field 'id': duplicate of question #1 in {F}"],
+    ),
+    (
+        "prediction checked as a question",
+        {F: lesson_file(question(), prediction("-prompt", "tolerance = -1", qid="00-p", kind="numeric"))},
+        [
+            f"{F}: prediction '00-p': field 'prompt': missing",
+            f"{F}: prediction '00-p': field 'tolerance': must be >= 0 (got -1)",
+        ],
+    ),
+    (
+        "predictions not an array of tables",
+        {F: 'prediction = "x"\n' + lesson_file()},
+        [f"{F}: field 'prediction': must be an array of tables, written [[prediction]] (got string)"],
+    ),
     # ---- several problems at once, in file order, the id used where it is valid
     (
         "all problems collected",
@@ -535,6 +592,24 @@ CASES: list[tuple[str, dict[str, str | bytes], list[str]]] = [
         ],
     ),
 ]
+
+
+def test_predictions_are_loaded_apart_from_the_questions(tmp_path: Path) -> None:
+    (tmp_path / F).write_text(
+        lesson_file(question(), prediction(qid="00-p"), prediction(qid="00-n", kind="numeric", card="00-a"))
+    )
+    bank = load_bank(tmp_path)
+    assert [q.id for q in bank] == ["00-a"]
+    assert [(p.id, p.kind, p.card, p.answer) for p in bank.predictions()] == [
+        ("00-p", "choice", "00-a", "yes"),
+        ("00-n", "numeric", "00-a", 64),
+    ]
+    assert bank.predictions("01") == () and bank.prediction("00-n").card == "00-a"
+    (tmp_path / F).write_text(lesson_file(question(), prediction(qid="00-p", card="")))
+    assert load_bank(tmp_path).prediction("00-p").card == ""  # how the course works: no card
+    assert "00-p" not in bank and bank.get("00-p") is None
+    with pytest.raises(KeyError, match="the question bank has no prediction '00-q'"):
+        bank.prediction("00-q")
 
 
 @pytest.mark.parametrize(("files", "expected"), [case[1:] for case in CASES], ids=[case[0] for case in CASES])

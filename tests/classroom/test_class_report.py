@@ -4,13 +4,14 @@ due load, pooled retention, sections to revisit, and the text."""
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
+from pathlib import Path
 
 import pytest
 
 from course.bank import load_bank
-from course.classroom import ClassReport, class_report, class_report_lines
+from course.classroom import ClassReport, PredictionRow, class_report, class_report_lines, prediction_rows
 from course.classroom._report import LessonRow, QuestionRow
-from scheduler import Answer, Rating, State
+from scheduler import Answer, PredictionEvent, Rating, State
 
 UTC = timezone.utc
 AT = datetime(2026, 3, 2, 12, tzinfo=UTC)  # a Monday noon
@@ -117,3 +118,34 @@ def test_code_cards_show_their_pass_rate_and_say_their_mistakes_are_not_kept() -
     without = class_report(ANSWERS, DUE, load_bank(), AT, UTC)
     assert without.code == ()  # no code card answered: no such section
     assert not any(line.startswith("Code cards") for line in class_report_lines(without))
+
+
+def test_predictions_most_often_wrong_first_each_learners_first_commit(tmp_path: Path) -> None:
+    """Issue 37: a learner's first commit of a prediction counts, a skip does not, nor a prediction the bank
+    no longer has; most often wrong first, ties by id."""
+    folder = tmp_path / "bank"
+    folder.mkdir()
+    table = (
+        '\n[[prediction]]\nid = "{id}"\nkind = "numeric"\ncard = "02-r"\nprompt = "P"\nanswer = 4\n'
+        'tolerance = 0\nexplanation = "E"\nsection = "S"\n'
+    )
+    (folder / "02-x.toml").write_text(
+        'lesson = "02"\n\n[[question]]\nid = "02-r"\nkind = "recall"\nprompt = "P"\nanswer = "A"\n'
+        'explanation = "E"\nsection = "S"\n' + table.format(id="02-p1") + table.format(id="02-p2")
+    )
+    bank = load_bank(folder)
+    made = {
+        "ana": [PredictionEvent("02-p1", AT, "5", False), PredictionEvent("02-p1", AT + DAY, "4", True)],
+        "ben": [PredictionEvent("02-p1", AT, "4", True), PredictionEvent("02-p2", AT, "", None)],
+        "cy": [PredictionEvent("02-p2", AT, "3", False), PredictionEvent("02-gone", AT, "1", False)],
+    }
+    report = class_report({}, {}, bank, AT, UTC, predictions=made)
+    assert report.predictions == (PredictionRow("02-p2", "02", 1, 1), PredictionRow("02-p1", "02", 2, 1))
+    assert prediction_rows({}, bank) == ()
+    assert class_report_lines(
+        class_report({"ana": [answer("02-r", 1, G)]}, {}, bank, AT, UTC, predictions=made)
+    )[-4:-1] == [
+        "Predictions, most often wrong first (2 of 2):",
+        "  100% wrong   02-p2  (1 learner)",
+        "   50% wrong   02-p1  (2 learners)",
+    ]

@@ -11,11 +11,12 @@ import pytest
 from postgres_server import PostgresServer, learner_password
 
 from course.terminal.cli import main
-from scheduler import Rating, postgres
+from scheduler import PredictionEvent, Rating, postgres
 
 NOW = "2026-03-02T12:00:00+00:00"
 AT = datetime(2026, 3, 2, 12, tzinfo=timezone.utc)
 DOT, MIX = "01-scale-dot-vs-cosine", "01-mixture-in-range"
+PREDICTION = "00-predict-dot-product"
 
 
 @pytest.fixture(autouse=True)
@@ -72,3 +73,23 @@ def test_a_learner_connection_reports_on_that_learner_alone(urls: dict[str, str]
     assert (status, err) == (0, "")
     assert out.splitlines()[0] == "Class report: 1 learner; true retention not yet (no reviews)."
     assert sorted(postgres.class_records(urls["ben"]).answers) == ["ben"]
+
+
+def test_the_report_lists_the_predictions_the_class_got_wrong_most_often(urls: dict[str, str]) -> None:
+    """Issue 37: each learner's first commit counts (a later one comes after the answer was shown); the
+    instructor reads every learner's predictions, a learner only their own."""
+    made = {
+        "ana": [("10", False), ("12", True)],  # wrong first, then right once the answer was shown
+        "ben": [("12", True)],
+    }
+    for name, rows in made.items():
+        with postgres.PostgresStore.open(urls[name]) as store:
+            for hours, (answer, right) in enumerate(rows, start=1):
+                store.predict(PredictionEvent(PREDICTION, AT - timedelta(hours=hours), answer, right))
+    status, out, err = course("class-report", "--db", urls["teacher"], "--now", NOW)
+    assert (status, err) == (0, "")
+    lines = out.splitlines()
+    at = lines.index("Predictions, most often wrong first (1 of 1):")
+    assert lines[at + 1] == f"   50% wrong   {PREDICTION}  (2 learners)"
+    assert sorted(postgres.class_records(urls["teacher"]).predictions) == ["ana", "ben"]
+    assert sorted(postgres.class_records(urls["ben"]).predictions) == ["ben"]

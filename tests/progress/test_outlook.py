@@ -191,6 +191,7 @@ def test_progress_report(tmp_path: Path) -> None:
         "True retention:   n/a (no reviews of learned questions yet)",
         "New available:    2",
         "Code cards:       0 cards brought back by mistakes this week",
+        "Predictions:      none yet",
         "Scheduling:       FSRS default parameters, desired retention 85%.",
     ]
 

@@ -15,7 +15,7 @@ from fixed_clock import T0
 from store_helpers import disk_with, full, opened_read_only, read_only
 
 from course.terminal import cli
-from scheduler import Nudge, Rating, Store
+from scheduler import Nudge, PredictionEvent, Rating, Store
 
 AGAIN, HARD, GOOD, EASY = Rating.AGAIN, Rating.HARD, Rating.GOOD, Rating.EASY
 NOW = "2025-04-10T09:00:00+00:00"  # after every answer of these tests: none is imported from the future
@@ -157,6 +157,67 @@ def test_the_cards_mistakes_brought_back_travel_with_the_progress(tmp_path: Path
     original.close()
 
 
+def test_the_predictions_travel_with_the_progress_in_version_3(tmp_path: Path) -> None:
+    """Issue 37: predictions are exported (a version 3 file: an older course says to upgrade) and imported
+    once; a skip keeps its empty answer and its null."""
+    source, target, file = tmp_path / "a.sqlite3", tmp_path / "b.sqlite3", tmp_path / "p.jsonl"
+    original = store_with(source, answers("a", T0, timedelta(hours=20), 1), [], {"01": T0})
+    made = [
+        PredictionEvent("02-predict-variance", T0 + timedelta(hours=1), "about 8", False),
+        PredictionEvent("02-predict-largest", T0 + timedelta(hours=2), "", None),
+    ]
+    for prediction in made:
+        original.predict(prediction)
+    assert run("export-progress", file, "--db", source) == (
+        0,
+        f"Wrote 1 answer, 0 practice answers and 1 lesson (and 2 predictions) to {file}.\n",
+        "",
+    )
+    lines = file.read_text().splitlines()
+    assert lines[0] == HEADER.replace('"version": 1', '"version": 3')
+    assert lines[-2:] == [
+        '{"type": "prediction", "item": "02-predict-variance", "at": "2025-03-10T10:00:00.000Z", '
+        '"answer": "about 8", "right": false}',
+        '{"type": "prediction", "item": "02-predict-largest", "at": "2025-03-10T11:00:00.000Z", '
+        '"answer": "", "right": null}',
+    ]
+    assert run("import-progress", file, "--db", target) == (
+        0,
+        f"Imported 1 answer, 0 practice answers and 1 lesson (and 2 predictions) from {file}; "
+        "skipped 0 already present.\n",
+        "",
+    )
+    assert run("import-progress", file, "--db", target)[1] == (
+        f"Imported 0 answers, 0 practice answers and 0 lessons from {file}; skipped 1 already present.\n"
+    )
+    with Store.open(target) as copied:
+        assert copied.predictions() == made
+    original.close()
+
+
+@pytest.mark.parametrize(
+    ("record", "message"),
+    [
+        ('"answer": 8, "right": false', "'answer' must be a string (\"\" when skipped), got 8"),
+        ('"answer": "8", "right": 0', "'right' must be true, false or null, got 0"),
+        (
+            '"answer": "8\\n9", "right": true',
+            "'answer' must be at most 200 characters on one line, got '8\\n9'",
+        ),
+    ],
+)
+def test_a_malformed_prediction_is_refused_with_its_line(tmp_path: Path, record: str, message: str) -> None:
+    file = tmp_path / "bad.jsonl"
+    line = '{"type": "prediction", "item": "02-p", "at": "2025-03-10T10:00:00.000Z", ' + record + "}"
+    file.write_text(HEADER + "\n" + line + "\n")
+    assert run("import-progress", file, "--db", tmp_path / "fresh.sqlite3") == (
+        2,
+        "",
+        f"{file}, line 2: {message}\n",
+    )
+    assert not (tmp_path / "fresh.sqlite3").exists()
+
+
 def test_two_learners_logs_merge_in_time_order(tmp_path: Path) -> None:
     mine = answers("a", T0, timedelta(hours=30), 12)
     theirs = answers("b", T0 + timedelta(hours=7), timedelta(hours=30), 12)
@@ -201,10 +262,10 @@ def test_existing_history_is_never_reordered_or_lost(tmp_path: Path) -> None:
 
 def test_a_file_of_a_newer_format_is_refused_and_nothing_written(learner: Path, tmp_path: Path) -> None:
     file = tmp_path / "new.jsonl"
-    file.write_text(HEADER.replace('"version": 1', '"version": 3') + "\n")
+    file.write_text(HEADER.replace('"version": 1', '"version": 4') + "\n")
     before = digest(learner)
     message = (
-        f"{file} was written by a newer course (progress format 3; this course reads 2): "
+        f"{file} was written by a newer course (progress format 4; this course reads 3): "
         "upgrade the course to import it\n"
     )
     assert run("import-progress", file, "--db", learner) == (2, "", message)
@@ -235,7 +296,7 @@ def test_a_file_of_a_newer_format_is_refused_and_nothing_written(learner: Path, 
         ),
         (
             '{"type": "answer"}',
-            "unknown record type 'answer' (expected one of enrollment, review, practice, nudge)",
+            "unknown record type 'answer' (expected one of enrollment, review, practice, nudge, prediction)",
         ),
         ('["review"]', "not a JSON object"),
         (
@@ -275,7 +336,7 @@ def test_a_file_that_is_no_progress_file_is_refused(learner: Path, tmp_path: Pat
         2,
         "",
         f'{file}, line 1: not a progress file (it must start with {{"format": "attention-course-progress", '
-        '"version": 2, ...})\n',
+        '"version": 3, ...})\n',
     )
     assert json.loads(HEADER)["version"] == 1
 

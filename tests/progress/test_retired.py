@@ -194,6 +194,7 @@ def test_terminal_review_cram_and_stats(
         "True retention:   100.0% (first review each day of learned questions)\n"
         "New available:    1\n"
         "Code cards:       0 cards brought back by mistakes this week\n"
+        "Predictions:      none yet\n"
         "Scheduling:       FSRS default parameters, desired retention 85%.\n"
     )
     status, out, err = run(["review", *common], stdin="\n3\n\n3\n")

@@ -169,18 +169,33 @@ def test_every_lesson_is_marked_for_slides(path):
     ]
     # a fragment, or at the top of a subslide of its own when the slide above is full: its answer still waits
     assert all(types[i] == _waiting(stored.cells[i]) for i in predicts)
-    answers = [i + 1 for i in predicts if stored.cells[i + 1].cell_type == "code"]
+    # the prompt's prediction widget shows with its prompt; the cell after it is the answer
+    widgets = [i + 1 for i in range(len(stored.cells) - 1) if _widget(stored.cells, i)]
+    assert widgets and all(types[i] == "-" for i in widgets)
+    answers = [i + 2 if i + 1 in widgets else i + 1 for i in predicts]
+    answers = [i for i in answers if stored.cells[i].cell_type == "code"]
     # a prompt's answer waits for a key: a fragment, or the next subslide when the two do not fit on one
     assert answers and all(types[i] == _waiting(stored.cells[i]) for i in answers)
     broken = [index for index, cell in enumerate(stored.cells) if _broken(cell)]
     assert all(types[index] == "subslide" for index in broken)
     # ... as does the answer to a prompt in a heading's cell: a fragment, or the next subslide when it is tall
     headed = [
-        i + 1
-        for i, cell in enumerate(stored.cells[:-1])
+        i + 2 if _widget(stored.cells, i) else i + 1
+        for i, cell in enumerate(stored.cells[:-2])
         if cell.cell_type == "markdown" and PREDICT in cell.source and cell.source.startswith("## ")
     ]
     assert all(types[i] == _waiting(stored.cells[i]) for i in headed)
+
+
+def _widget(cells, index):
+    """Whether the cell after the Predict prompt at `index` is its prediction widget, ``predict("ID")``."""
+    following = cells[index + 1]
+    return (
+        cells[index].cell_type == "markdown"
+        and PREDICT in cells[index].source
+        and following.cell_type == "code"
+        and following.source.startswith('predict("')
+    )
 
 
 def _broken(cell):

@@ -16,6 +16,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_outp
 from solution_regions import BEGIN, END, split_regions
 
 from course.publishing import WorkbookError, lab_command, write_workbook
+from course.publishing._predictions import CHECK_HIDDEN, CHECK_LINE, is_check_cell
 from course.publishing._workbook import (
     MANIFEST,
     MarkerError,
@@ -109,11 +110,17 @@ def test_workbook_differs_only_in_outputs_and_stubbed_solutions(path: Path) -> N
     assert workbook.metadata == instructor.metadata
     assert len(workbook.cells) == len(instructor.cells)
     for before, after in zip(instructor.cells, workbook.cells, strict=True):
-        assert (after.cell_type, after.id, after.metadata) == (before.cell_type, before.id, before.metadata)
+        check = before.cell_type == "code" and is_check_cell(before.source)  # a prediction's check: folded
+        folded = {**before.metadata, **CHECK_HIDDEN} if check else before.metadata
+        assert (after.cell_type, after.id, after.metadata) == (before.cell_type, before.id, folded)
         if before.cell_type != "code":
             assert after.source == before.source
             continue
         assert after.outputs == [] and after.execution_count is None  # so no Predict prompt shows its answer
+        if check:  # under a first line that says what it is (a folded cell shows its first line)
+            first, _, rest = after.source.partition("\n")
+            assert (first, rest) == (CHECK_LINE, strip_tool_markers(before.source))
+            continue
         outside, regions = split_regions(before.source)
         stub = f"# YOUR CODE HERE (a worked solution: notebooks/{path.name})"
         kept = [line for line in after.source.splitlines() if line.strip() not in (stub, RAISE)]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 import sys
 
@@ -19,6 +20,7 @@ def test_public_names() -> None:
         "MAX_DURATION_MS",
         "MAX_ID_BYTES",
         "MAX_INTERVAL_DAYS",
+        "MAX_PREDICTION_ANSWER",
         "MAX_REASON",
         "MIN_CALIBRATION_REVIEWS",
         "MIN_FIT_REVIEWS",
@@ -40,6 +42,7 @@ def test_public_names() -> None:
         "NotEnoughReviews",
         "Nudge",
         "Prediction",
+        "PredictionEvent",
         "Predictor",
         "Rating",
         "Review",
@@ -72,6 +75,7 @@ def test_public_names() -> None:
         "format_interval",
         "id_problem",
         "log_loss",
+        "prediction_answer_problem",
         "predictions",
         "reason_problem",
         "retention_problem",
@@ -110,3 +114,23 @@ def test_import_pulls_in_no_heavy_or_course_modules() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO, timeout=60
     )
     assert result.stdout == "[]\n"
+
+
+def test_a_prediction_event_and_the_bound_on_its_answer() -> None:
+    """`PredictionEvent`, what ``Storage.predict`` keeps (``scheduler.Prediction`` is the calibration's)."""
+    fields = [(f.name, f.type) for f in dataclasses.fields(scheduler.PredictionEvent)]
+    assert fields == [
+        ("item_id", "str"),
+        ("predicted_at", "datetime"),
+        ("answer", "str"),
+        ("right", "bool | None"),
+    ]
+    assert scheduler.PredictionEvent.__dataclass_params__.frozen  # type: ignore[attr-defined]
+    assert scheduler.Merged(1, 2, 3, 4).predictions == 0
+    assert scheduler.MAX_PREDICTION_ANSWER == 200
+    problem = scheduler.prediction_answer_problem
+    assert [problem(""), problem("x" * 200), problem("[[1, 0], [0, 1]]"), problem("é ∞")] == [None] * 4
+    for text in ("x" * 201, "two\nlines", "a\tb", "del\x7f", "nul\x00"):
+        assert problem(text) == "must be at most 200 characters on one line", repr(text)
+    assert problem("\ud800") == "must be Unicode text: it holds a lone surrogate, U+D800 (at character 1)"
+    assert problem(None) == problem(1) == 'must be a str ("" when skipped)'

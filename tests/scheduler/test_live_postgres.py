@@ -239,9 +239,9 @@ def test_an_older_schema_is_refused(postgres_server: PostgresServer) -> None:
     admin = postgres_server.admin_url(name)
     postgres.install(admin, migrations=MIGRATIONS[:2])
     postgres.add_instructor(admin, "teacher", password=learner_password("teacher"))
-    with pytest.raises(postgres.SchemaTooOldError, match=r"older schema \(2; this version uses 6\)"):
+    with pytest.raises(postgres.SchemaTooOldError, match=r"older schema \(2; this version uses 7\)"):
         postgres.LiveRoom.open(postgres_server.learner_url(name, "teacher"))
-    assert postgres.install(admin) == 6
+    assert postgres.install(admin) == 7
     with postgres.LiveRoom.open(postgres_server.learner_url(name, "teacher")) as room:
         assert room.state() is None
 

@@ -35,6 +35,7 @@ TABLES = (
     "settings",
     "write_lock",
     "nudge_log",
+    "prediction_log",
     "live_session",
     "live_answer",
 )
@@ -150,6 +151,9 @@ def test_a_learner_can_lock_no_table_against_the_class(klass: Klass) -> None:
         ):
             alice.execute(f"LOCK TABLE course.{table} IN ROW EXCLUSIVE MODE")
             alice.execute(f"SELECT * FROM course.{table} FOR UPDATE")
+        alice.execute(
+            "LOCK TABLE course.prediction_log IN ROW EXCLUSIVE MODE"
+        )  # no column to update: no FOR UPDATE
         alice.execute("LOCK TABLE course.live_session, course.course_schema IN ACCESS SHARE MODE")
         release = lambda: alice.execute("ROLLBACK")  # noqa: E731
 
@@ -617,7 +621,7 @@ def test_a_version_3_class_database_migrates_with_every_learners_rows(
             ).fetchall()
             for table in ("review_log", "cram_log", "decks", "settings", "live_answer")
         }
-    assert postgres.install(owner_url) == postgres.SCHEMA_VERSION == 6
+    assert postgres.install(owner_url) == postgres.SCHEMA_VERSION == 7
     with klass.admin() as admin:
         after = {
             table: admin.execute(

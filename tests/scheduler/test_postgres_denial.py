@@ -15,7 +15,7 @@ from fixed_clock import T0
 from postgres_server import PostgresServer, learner_password
 from store_helpers import GOOD, steps_memory
 
-from scheduler import LogEntry, Nudge, Rating, Settings, StoreAccessError, StoreError
+from scheduler import LogEntry, Nudge, PredictionEvent, Rating, Settings, StoreAccessError, StoreError
 from scheduler._time import from_ms
 
 psycopg = pytest.importorskip("psycopg")
@@ -87,14 +87,16 @@ def test_the_row_limit_refuses_adas_rows_past_it_and_bobs_saves_go_on(klass: Kla
         assert isinstance(over.value, StoreError) and over.value.limit == LIMIT
         assert str(over.value) == (
             f"{store.location} keeps no more of this learner's rows: they have reached the class's limit of "
-            "1,000 rows (answers, practice answers, nudges, cards, decks, settings and rooms joined, all "
-            "together), and nothing of this was saved; whoever runs the class database can raise the limit, "
-            "with scheduler.postgres.install(admin_url, row_limit=...)"
+            "1,000 rows (answers, practice answers, nudges, predictions, cards, decks, settings and rooms "
+            "joined, all together), and nothing of this was saved; whoever runs the class database can raise "
+            "the limit, with scheduler.postgres.install(admin_url, row_limit=...)"
         )
         for write in (
             lambda: store.record_cram("q", GOOD, T0),
             lambda: store.enroll("01", T0),
             lambda: store.nudge(Nudge("q", T0, T0 + timedelta(days=1), "a mistake")),
+            lambda: store.predict(PredictionEvent("q", T0, "1", True)),
+            lambda: store.merge([], [], {}, predictions=[PredictionEvent("q", T0, "", None)]),
             lambda: store.save_settings(Settings(0.8), T0),
             lambda: store.merge([LogEntry("q0", Rating.GOOD, T0 - timedelta(days=1), None)], [], {}),
         ):
@@ -110,6 +112,8 @@ def test_the_row_limit_refuses_adas_rows_past_it_and_bobs_saves_go_on(klass: Kla
             "settings": "INSERT INTO course.settings (name, value, set_at) VALUES ('x', '1', 0)",
             "nudge_log": "INSERT INTO course.nudge_log (item_id, nudged_at, due, reason) "
             "VALUES ('q', 0, 0, 'r')",
+            "prediction_log": 'INSERT INTO course.prediction_log (item_id, predicted_at, answer, "right") '
+            "VALUES ('q', 0, '1', true)",
             "live_member": "INSERT INTO course.live_member (room, joined_at) VALUES ('r1', 0)",
         }.items():
             with pytest.raises(psycopg.Error, match=_over("ada", LIMIT + 1)):
@@ -224,7 +228,7 @@ def test_the_counts_of_the_rows_already_there_are_made_by_the_upgrade(
             "VALUES (%s, 1, 'q', '1', 5)",
             session,
         )
-    assert postgres.install(admin_url, row_limit=33) == postgres.SCHEMA_VERSION == 6
+    assert postgres.install(admin_url, row_limit=33) == postgres.SCHEMA_VERSION == 7
     with psycopg.connect(admin_url, autocommit=True) as admin:
         counts = admin.execute("SELECT learner, kept FROM course.row_count ORDER BY 1").fetchall()
         members = admin.execute("SELECT room, learner, joined_at, removed FROM course.live_member").fetchall()

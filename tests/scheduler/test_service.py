@@ -20,7 +20,7 @@ from postgres_server import PostgresServer, learner_password
 from service_server import ServiceThread, StaticTokens
 from store_helpers import GOOD
 
-from scheduler import Nudge, StoreAccessError, StoreUnavailableError
+from scheduler import Nudge, PredictionEvent, StoreAccessError, StoreUnavailableError
 
 postgres = pytest.importorskip("scheduler.postgres")
 service_module = pytest.importorskip("scheduler.service._server")
@@ -69,6 +69,10 @@ def test_each_token_reaches_its_own_learners_rows_only(service: ServiceThread) -
     bob.record("b1", GOOD, T0)
     assert [r.item_id for r in alice.reviews()] == ["a1"] and [r.item_id for r in bob.reviews()] == ["b1"]
     assert [n.item_id for n in alice.nudges()] == ["a2"] and bob.nudges() == []
+    kept = alice.predict(PredictionEvent("a3", T0, "[1, 2]", True))
+    assert alice.predictions() == [kept] and bob.predictions() == []
+    assert bob.merge([], [], {}, predictions=[kept]).predictions == 1
+    assert [p.right for p in bob.predictions(T0, T0 + timedelta(milliseconds=1))] == [True]
     with alice.snapshot():
         assert list(alice.cards()) == ["a1"]
 

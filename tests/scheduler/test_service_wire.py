@@ -19,6 +19,7 @@ from scheduler import (
     LogEntry,
     Merged,
     Nudge,
+    PredictionEvent,
     Rating,
     Review,
     Settings,
@@ -42,6 +43,9 @@ VALUES = [
     Nudge("q", T0, T0 + timedelta(days=1), "causal-top-left"),
     LogEntry("q", Rating.EASY, T0, 7),
     Merged(1, 2, 3, 4, nudges=5),
+    Merged(1, 2, 3, 4, nudges=5, predictions=6),
+    PredictionEvent("q", T0 + timedelta(milliseconds=1), "[[1, 0], [0, 1]]", True),
+    PredictionEvent("q", T0, "", None),
     Settings(0.9, (0.1, 0.2), T0, 400),
     DueItems({"q": T0}, frozenset({"q", "r"}), {"n": T0 + timedelta(hours=1)}),
     {"01": T0, "02": T0 + timedelta(milliseconds=1)},
@@ -125,6 +129,18 @@ def _forged(value: object, index: int, replaced: object) -> Any:
             _forged(DueItems({"q": T0}, frozenset({"q"})), 1, {"$s": [1]}),
             "a DueItems whose scheduled[1] is an int (1), not a str",
         ),
+        (
+            _forged(PredictionEvent("q", T0, "1", True), 3, 1),
+            "a PredictionEvent whose right is an int (1), not a bool or None",
+        ),
+        (
+            _forged(PredictionEvent("q", T0, "1", True), 2, None),
+            "a PredictionEvent whose answer is None, not a str",
+        ),
+        (
+            _forged(PredictionEvent("q", T0, "1", None), 1, 0),
+            "a PredictionEvent whose predicted_at is an int (0), not a datetime",
+        ),
         ({"$e": "Rating", "v": 9}, "9 is not a Rating"),
         ({"$e": "Rating", "v": True}, "True is not a Rating"),
         ({"$e": "Rating", "v": 3.0}, "3.0 is not a Rating"),
@@ -152,6 +168,11 @@ def test_the_edges_of_what_is_taken_are_taken() -> None:
     ]
     assert decode(_forged(Merged(1, 2, 3, 4), 4, 0)) == Merged(1, 2, 3, 4)  # a field with a default, given
     assert decode({"$r": "Merged", "f": [1, 2, 3, 4]}) == Merged(1, 2, 3, 4, 0)  # and not given
+    assert decode({"$r": "Merged", "f": [1, 2, 3, 4, 5]}) == Merged(1, 2, 3, 4, 5, 0)  # an older service's
+    made = [PredictionEvent("q", T0, "0.5", False), PredictionEvent("r", T0, "", None)]
+    sent = json.loads(json.dumps(encode(made)))
+    assert sent[0] == {"$r": "PredictionEvent", "f": ["q", {"$t": int(T0.timestamp() * 1000)}, "0.5", False]}
+    assert checked(decode(sent), list[PredictionEvent], "it") == made  # what Storage.predictions promises
     assert decode(_forged(Settings(0.9), 0, 1)) == Settings(1)  # an int where a float is promised
 
 

@@ -18,6 +18,7 @@ from scheduler import (
     SCHEMA_VERSION,
     CardState,
     Memory,
+    PredictionEvent,
     Review,
     Store,
     StoreAccessError,
@@ -45,8 +46,8 @@ def test_create_sets_up_schema(tmp_path: Path) -> None:
     tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     connection.close()
     assert pragma == {"application_id": 0x41744373, "user_version": SCHEMA_VERSION, "journal_mode": "wal"}
-    assert SCHEMA_VERSION == 3
-    assert tables == {"review_log", "cram_log", "cards", "decks", "settings", "nudge_log"}
+    assert SCHEMA_VERSION == 4
+    assert tables == {"review_log", "cram_log", "cards", "decks", "settings", "nudge_log", "prediction_log"}
 
 
 def test_missing_file_without_create(tmp_path: Path) -> None:
@@ -300,3 +301,32 @@ def test_deferred_creation_reports_a_folder_it_cannot_make(tmp_path: Path) -> No
             store.record_cram("q", GOOD, T0)
     assert info.value.reason == "open"
     assert sorted(os.listdir(tmp_path)) == ["sub"]
+
+
+def test_predictions_are_kept_as_rows_of_their_own(tmp_path: Path) -> None:
+    """Times in milliseconds; right 1, 0, or NULL for a skip; no card, no review: an event of its own."""
+    path = tmp_path / "progress.sqlite3"
+    with Store.open(path, defer_create=True) as store:
+        kept = store.predict(PredictionEvent("q", T0 + timedelta(microseconds=2500), "[[1, 0]]", True))
+        assert store.exists  # the first write creates the file, as any write does
+        store.predict(PredictionEvent("q", T0 + timedelta(seconds=1), "", None))
+        store.predict(PredictionEvent("r", T0 + timedelta(seconds=2), "0.5", False))
+        assert kept == PredictionEvent("q", T0 + timedelta(milliseconds=2), "[[1, 0]]", True)
+        assert (store.cards(), store.reviews(), store.cram_reviews()) == ({}, [], [])
+    connection = sqlite3.connect(path)
+    rows = connection.execute(
+        "SELECT id, item_id, predicted_at, answer, right FROM prediction_log"
+    ).fetchall()
+    t0_ms = int(T0.timestamp() * 1000)
+    assert rows == [
+        (1, "q", t0_ms + 2, "[[1, 0]]", 1),
+        (2, "q", t0_ms + 1000, "", None),
+        (3, "r", t0_ms + 2000, "0.5", 0),
+    ]
+    with pytest.raises(sqlite3.IntegrityError, match="CHECK constraint failed"):
+        connection.execute(
+            "INSERT INTO prediction_log (item_id, predicted_at, answer, right) VALUES ('q', 0, '', 2)"
+        )
+    connection.close()
+    with Store.open(path) as store:
+        assert [p.right for p in store.predictions()] == [True, None, False]

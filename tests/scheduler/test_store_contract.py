@@ -40,6 +40,7 @@ from scheduler import (
     LogEntry,
     Merged,
     Nudge,
+    PredictionEvent,
     Rating,
     Review,
     Settings,
@@ -403,6 +404,110 @@ def test_a_merge_adds_the_nudges_not_present(store: Storage) -> None:
     assert merged == Merged(0, 0, 0, 0, nudges=1)
     assert store.nudges() == [kept, other]
     assert store.merge([], [], {}, [other]).nudges == 0
+
+
+def test_a_prediction_is_logged_apart_and_changes_no_card(backend: Backend, location: Path) -> None:
+    hour = timedelta(hours=1)
+    with backend.open(location, True) as store:
+        review = store.record("q", GOOD, T0)
+        cards, due = store.cards(), store.due_by(T0 + 400 * hour)
+        kept = store.predict(PredictionEvent("q", T0 + timedelta(hours=1, microseconds=1500), "[1, 2]", True))
+        store.predict(PredictionEvent("q", T0 + 2 * hour, "0.25", False))
+        store.predict(PredictionEvent("new", T0 + 3 * hour, "", None))  # skipped
+        assert kept == PredictionEvent("q", T0 + timedelta(hours=1, milliseconds=1), "[1, 2]", True)
+        assert store.cards() == cards and store.reviews() == [review]  # not a review
+        assert store.due_by(T0 + 400 * hour) == due and store.nudges() == []  # nor a nudge
+        assert [p.answer for p in store.predictions()] == ["[1, 2]", "0.25", ""]
+        assert store.predictions(T0 + 2 * hour) == [
+            PredictionEvent("q", T0 + 2 * hour, "0.25", False),
+            PredictionEvent("new", T0 + 3 * hour, "", None),
+        ]
+        assert store.predictions(end=T0 + 2 * hour) == [kept]  # half-open
+        assert store.predictions(T0 + 2 * hour, T0 + 3 * hour) == [
+            PredictionEvent("q", T0 + 2 * hour, "0.25", False)
+        ]
+    with backend.open(location, False) as reopened:
+        assert [(p.item_id, p.right) for p in reopened.predictions()] == [
+            ("q", True),
+            ("q", False),
+            ("new", None),
+        ]
+
+
+@pytest.mark.parametrize(
+    ("prediction", "error", "message"),
+    [
+        (PredictionEvent("", T0, "1", True), ValueError, "item_id must be a non-empty str, got ''"),
+        (
+            PredictionEvent("q", T0, "two\nlines", True),
+            ValueError,
+            "answer must be at most 200 characters on one line, got 'two\\nlines'",
+        ),
+        (
+            PredictionEvent("q", T0, "x" * 201, True),
+            ValueError,
+            f"answer must be at most 200 characters on one line, got {'x' * 60!r}",
+        ),
+        (
+            PredictionEvent("q", T0, "a\ud800", False),
+            ValueError,
+            "answer must be Unicode text: it holds a lone surrogate, U+D800 (at character 2)",
+        ),
+        (
+            PredictionEvent("q", T0, None, None),
+            ValueError,
+            'answer must be a str ("" when skipped), got None',
+        ),  # type: ignore[arg-type]
+        (PredictionEvent("q", T0, "1", 1), ValueError, "right must be True, False or None (skipped), got 1"),  # type: ignore[arg-type]
+        (PredictionEvent("q", T0, "", 0), ValueError, "right must be True, False or None (skipped), got 0"),  # type: ignore[arg-type]
+        (
+            PredictionEvent("q", T0.replace(tzinfo=None), "1", True),
+            ValueError,
+            "predicted_at must be timezone-aware",
+        ),
+        (
+            PredictionEvent("q", datetime(9000, 1, 1, tzinfo=timezone.utc), "1", True),
+            ValueError,
+            "predicted_at must be a time from 1970 to 8999 (UTC), got 9000-01-01T00:00:00+00:00",
+        ),
+        ("q", TypeError, "expected a PredictionEvent, got str"),
+        (Nudge("q", T0, T0, "why"), TypeError, "expected a PredictionEvent, got Nudge"),
+    ],
+)
+def test_a_prediction_a_store_cannot_hold_is_refused_and_nothing_is_written(
+    store: Storage, prediction: Any, error: type[Exception], message: str
+) -> None:
+    with pytest.raises(error) as raised:
+        store.predict(prediction)
+    assert str(raised.value).startswith(message)
+    with pytest.raises(error):  # nor merged: the whole merge is refused
+        store.merge([LogEntry("q", GOOD, T0, None)], [], {}, predictions=[prediction])
+    assert store.predictions() == [] and store.reviews() == []
+
+
+def test_a_merge_adds_the_predictions_not_present(store: Storage) -> None:
+    hour = timedelta(hours=1)
+    kept = store.predict(PredictionEvent("q", T0, "1", True))
+    other = PredictionEvent("q", T0 + hour, "2", False)
+    skipped = PredictionEvent("r", T0 + hour, "", None)
+    nudge = Nudge("q", T0, T0 + 24 * hour, "a mistake")
+    # identity is every field, to the millisecond: another answer, verdict or time is another prediction
+    again = PredictionEvent("q", T0 + timedelta(microseconds=999), "1", True)
+    merged = store.merge(
+        [LogEntry("q", GOOD, T0 + 2 * hour, None)], [], {}, [nudge], [again, other, other, skipped]
+    )
+    assert merged == Merged(1, 0, 0, 0, nudges=1, predictions=2)
+    assert store.predictions() == [kept, other, skipped]
+    assert store.merge([], [], {}, predictions=[other, skipped]).predictions == 0
+    changed = [
+        PredictionEvent("q", T0, "1", False),
+        PredictionEvent("q", T0, "1", None),
+        PredictionEvent("q", T0, "1 ", True),
+        PredictionEvent("q", T0 + timedelta(milliseconds=1), "1", True),
+        PredictionEvent("s", T0, "1", True),
+    ]
+    assert store.merge([], [], {}, predictions=changed) == Merged(0, 0, 0, 0, predictions=5)
+    assert store.predictions() == [kept, other, skipped, *changed]
 
 
 def test_a_nudged_item_is_served_from_its_due_time(store: Storage) -> None:

@@ -12,12 +12,20 @@ from fixed_clock import T0
 from store_helpers import GOOD, exact_store, full, make_newer
 
 import scheduler._opening
-from scheduler import SCHEMA_VERSION, Settings, Store, StoreAccessError, StoreVersionError
+from scheduler import (
+    SCHEMA_VERSION,
+    Nudge,
+    PredictionEvent,
+    Settings,
+    Store,
+    StoreAccessError,
+    StoreVersionError,
+)
 from scheduler._schema import MIGRATIONS, TABLES
 
 CONNECT = sqlite3.connect  # the real one, for looking at the file from outside
 TABLES_1 = frozenset({"review_log", "cram_log", "cards", "decks"})  # what version 1 has
-# Two made-up migrations after the real ones (3 and 4 with the real 2), to test the machinery.
+# Two made-up migrations after the real ones, to test the machinery.
 VERSION_3 = (
     "CREATE TABLE notes (item_id TEXT PRIMARY KEY, text TEXT NOT NULL)",
     "INSERT INTO notes SELECT DISTINCT item_id, 'v3' FROM review_log",
@@ -87,7 +95,7 @@ def test_a_version_1_file_is_upgraded_in_order_in_one_transaction(
         assert [store.reviews(), store.cards()] == kept
         rows = store._connection.execute("SELECT item_id, text, seen FROM notes ORDER BY item_id").fetchall()
     assert rows == [("q0", "v3+v4", 1), ("q1", "v3+v4", 1), ("q2", "v3+v4", 1)]
-    assert on_disk(path)[:2] == (5, TABLES | {"notes"})
+    assert on_disk(path)[:2] == (len(MIGRATIONS) + 2, TABLES | {"notes"})
     begin, commit = traced.index("BEGIN IMMEDIATE"), traced.index("COMMIT")
     assert [s for s in traced if s in ("BEGIN IMMEDIATE", "COMMIT", "ROLLBACK")] == [
         "BEGIN IMMEDIATE",
@@ -99,7 +107,7 @@ def test_a_version_1_file_is_upgraded_in_order_in_one_transaction(
         *VERSION_3,
         *VERSION_4,
     ]
-    assert inside[-1] == "PRAGMA user_version = 5"
+    assert inside[-1] == f"PRAGMA user_version = {len(MIGRATIONS) + 2}"
 
     traced.clear()
     with Store.open(path):  # up to date: nothing more to do, nothing written
@@ -151,19 +159,48 @@ def test_a_failing_migration_leaves_version_1(
 def test_a_version_1_file_gains_the_settings_table_and_keeps_every_row(tmp_path: Path) -> None:
     path = tmp_path / "progress.sqlite3"
     kept = version_1_file(path)
-    with Store.open(path) as store:  # this version: migrations 2 and 3
+    with Store.open(path) as store:  # this version: migrations 2, 3 and 4
         assert [store.reviews(), store.cards()] == kept
         assert store.settings() == Settings()
         assert store.memory.desired_retention == 0.85  # Memory's default
-    assert SCHEMA_VERSION == 3
-    assert on_disk(path)[:2] == (3, set(TABLES))
-    assert sorted(TABLES - TABLES_1) == ["nudge_log", "settings"]
+    assert SCHEMA_VERSION == 4
+    assert on_disk(path)[:2] == (4, set(TABLES))
+    assert sorted(TABLES - TABLES_1) == ["nudge_log", "prediction_log", "settings"]
     with Store.open(path) as store:
         store.save_settings(Settings(desired_retention=0.9), T0)
     with Store.open(path) as store:
         assert [store.reviews(), store.cards()] == kept  # due dates from the log; no fuzz differs
         assert store.settings() == Settings(desired_retention=0.9)
         assert store.memory.desired_retention == 0.9
+
+
+def test_a_version_3_file_gains_the_prediction_log_and_keeps_every_row(
+    tmp_path: Path, traced: list[str]
+) -> None:
+    path = tmp_path / "progress.sqlite3"
+    nudge = Nudge("q0", T0, T0 + timedelta(days=1), "a mistake")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(scheduler._opening, "MIGRATIONS", MIGRATIONS[:3])
+        patch.setattr(scheduler._opening, "SCHEMA_VERSION", 3)
+        patch.setattr(scheduler._opening, "TABLES", TABLES - {"prediction_log"})
+        with exact_store(path) as store:
+            store.record("q0", GOOD, T0)
+            store.nudge(nudge)
+            store.save_settings(Settings(desired_retention=0.9), T0)
+            kept = [store.reviews(), store.cards(), store.nudges(), store.settings()]
+    assert on_disk(path)[:2] == (3, set(TABLES - {"prediction_log"}))
+    traced.clear()
+    with Store.open(path) as store:  # this version: migration 4
+        assert [store.reviews(), store.cards(), store.nudges(), store.settings()] == kept
+        assert store.predictions() == []
+        kept_prediction = store.predict(PredictionEvent("q0", T0 + timedelta(hours=1), "[1, 2]", False))
+    assert [s for s in traced if s in MIGRATIONS[3]] == list(MIGRATIONS[3])
+    assert f"PRAGMA user_version = {SCHEMA_VERSION}" in traced
+    assert on_disk(path)[:2] == (4, set(TABLES))
+    assert sorted(TABLES - TABLES_1) == ["nudge_log", "prediction_log", "settings"]
+    with Store.open(path) as store:
+        assert store.predictions() == [kept_prediction]
+        assert store.nudges() == [nudge]
 
 
 def test_a_file_of_a_newer_schema_is_refused(tmp_path: Path) -> None:
@@ -173,5 +210,5 @@ def test_a_file_of_a_newer_schema_is_refused(tmp_path: Path) -> None:
     make_newer(path)
     with pytest.raises(StoreVersionError) as info:
         Store.open(path)
-    assert (info.value.found, info.value.known) == (4, 3)
-    assert on_disk(path)[:2] == (4, set(TABLES))
+    assert (info.value.found, info.value.known) == (SCHEMA_VERSION + 1, SCHEMA_VERSION) == (5, 4)
+    assert on_disk(path)[:2] == (5, set(TABLES))

@@ -22,6 +22,7 @@ from store_helpers import AGAIN, EASY, GOOD, assert_schedule_is_the_log_replayed
 
 from scheduler import (
     Nudge,
+    PredictionEvent,
     Settings,
     StoreAccessError,
     StoreCorruptError,
@@ -30,6 +31,8 @@ from scheduler import (
     StoreUnavailableError,
     StoreVersionError,
 )
+from scheduler._bounds import MAX_PREDICTION_ANSWER
+from scheduler._time import from_ms, to_ms
 from scheduler.postgres._schema import MIGRATIONS
 
 psycopg = pytest.importorskip("psycopg")
@@ -88,12 +91,21 @@ def test_installing_twice_changes_nothing(class_db: Database) -> None:
     with class_db.open("alice") as store:
         first = store.record("q", GOOD, T0)
     policies = _policies(class_db)
-    assert postgres.install(class_db.admin_url) == postgres.SCHEMA_VERSION == 6
+    assert postgres.install(class_db.admin_url) == postgres.SCHEMA_VERSION == 7
     class_db.add_learner("alice")  # adding a learner again: also nothing new
     assert _policies(class_db) == policies
     assert {(table, name) for table, name, _ in policies} == {
         (table, name)
-        for table in ("cards", "cram_log", "decks", "nudge_log", "review_log", "settings", "write_lock")
+        for table in (
+            "cards",
+            "cram_log",
+            "decks",
+            "nudge_log",
+            "prediction_log",
+            "review_log",
+            "settings",
+            "write_lock",
+        )
         for name in ("instructor_reads_all", "learner_own_rows")
     } | {
         ("live_answer", "functions_remove"),
@@ -127,12 +139,13 @@ def test_installing_twice_changes_nothing(class_db: Database) -> None:
         ("live_member", True, True),
         ("live_session", True, True),
         ("nudge_log", True, True),
+        ("prediction_log", True, True),
         ("review_log", True, True),
         ("row_count", True, False),  # not forced: the counting function, its owner's, sees every count
         ("settings", True, True),
         ("write_lock", True, True),
     ]
-    assert postgres.schema_version(class_db.admin_url) == 6
+    assert postgres.schema_version(class_db.admin_url) == 7
     with class_db.open("alice") as store:
         assert store.reviews() == [first]
 
@@ -141,13 +154,63 @@ def test_migrations_are_applied_in_order_and_versioned(empty: Database) -> None:
     assert postgres.schema_version(empty.admin_url) is None
     assert postgres.install(empty.admin_url, migrations=MIGRATIONS[:1]) == 1
     empty.add_learner("alice")
-    with pytest.raises(postgres.SchemaTooOldError, match=r"older schema \(1; this version uses 6\)") as info:
+    with pytest.raises(postgres.SchemaTooOldError, match=r"older schema \(1; this version uses 7\)") as info:
         empty.open("alice")
     assert isinstance(info.value, StoreError)
-    assert postgres.install(empty.admin_url) == 6
+    assert postgres.install(empty.admin_url) == 7
     with empty.open("alice") as store:
         store.save_settings(Settings(0.85), T0)  # the second migration's table
         assert store.settings() == Settings(0.85)
+
+
+def test_a_version_6_database_gains_the_prediction_log_keeping_every_row_and_count(empty: Database) -> None:
+    """Version 7 adds course.prediction_log: the learners' own rows (row-level security forced), counted
+    towards the row limit; what was there stays, counts included."""
+    assert postgres.install(empty.admin_url, migrations=MIGRATIONS[:6]) == 6
+    for learner in ("alice", "bob"):
+        empty.add_learner(learner)
+    with empty.connect("alice") as alice:
+        alice.execute(
+            "INSERT INTO course.review_log (seq, item_id, rating, reviewed_at, due, state_before) "
+            "VALUES (1, 'q', 3, 1000, 90000000, 0)"
+        )
+        alice.execute(
+            "INSERT INTO course.nudge_log (item_id, nudged_at, due, reason) VALUES ('q', 1000, 2000, 'why')"
+        )
+        assert alice.execute("SELECT to_regclass('course.prediction_log')").fetchone() == (None,)
+    with pytest.raises(postgres.SchemaTooOldError, match=r"older schema \(6; this version uses 7\)"):
+        empty.open("alice")
+    with empty.admin() as admin:
+        before = {
+            table: admin.execute(f"SELECT * FROM course.{table} ORDER BY 1").fetchall()
+            for table in ("review_log", "nudge_log", "row_count")
+        }
+    assert before["row_count"] == [("alice", 2)]
+    assert postgres.install(empty.admin_url) == postgres.SCHEMA_VERSION == 7
+    with empty.admin() as admin:
+        assert {
+            table: admin.execute(f"SELECT * FROM course.{table} ORDER BY 1").fetchall() for table in before
+        } == before
+    with empty.open("alice") as alice:
+        assert [review.item_id for review in alice.reviews()] == ["q"]
+        assert alice.nudges() == [Nudge("q", from_ms(1000), from_ms(2000), "why")]
+        kept = alice.predict(PredictionEvent("q", T0, "[1, 2]", True))
+        assert (
+            alice.merge([], [], {}, predictions=[kept, PredictionEvent("r", T0, "", None)]).predictions == 1
+        )
+    with empty.open("bob") as bob:
+        assert bob.predictions() == []
+    with empty.admin() as admin:
+        assert admin.execute("SELECT learner, kept FROM course.row_count").fetchall() == [("alice", 4)]
+        rows = admin.execute(
+            'SELECT learner, item_id, predicted_at, answer, "right" FROM course.prediction_log ORDER BY id'
+        ).fetchall()
+    assert rows == [("alice", "q", to_ms(T0), "[1, 2]", True), ("alice", "r", to_ms(T0), "", None)]
+    with empty.admin() as admin, pytest.raises(psycopg.errors.CheckViolation, match="prediction_log"):
+        admin.execute(
+            "INSERT INTO course.prediction_log (learner, item_id, predicted_at, answer) "
+            f"VALUES ('alice', 'q', 0, repeat('x', {MAX_PREDICTION_ANSWER + 1}))"
+        )
 
 
 def test_a_database_without_the_course_is_not_found_with_a_hint(empty: Database) -> None:
@@ -162,8 +225,8 @@ def test_a_database_without_the_course_is_not_found_with_a_hint(empty: Database)
 
 def test_a_newer_schema_is_refused_by_learners_and_by_install(class_db: Database) -> None:
     with class_db.admin() as admin:
-        admin.execute("UPDATE course.course_schema SET version = 7")
-    with pytest.raises(StoreVersionError, match=r"schema 7, this version knows up to 6"):
+        admin.execute("UPDATE course.course_schema SET version = 8")
+    with pytest.raises(StoreVersionError, match=r"schema 8, this version knows up to 7"):
         class_db.open("alice")
     with pytest.raises(StoreVersionError):
         postgres.install(class_db.admin_url)
@@ -195,12 +258,16 @@ def test_the_learner_is_the_role_logged_in(class_db: Database) -> None:
         postgres.PostgresStore.open(class_db.url("alice", password="wrong"))
 
 
+_LEARNER_TABLES = ("review_log", "cram_log", "cards", "decks", "settings", "nudge_log", "prediction_log")
+
+
 def _fill(database: Database, learner: str, item: str) -> None:
     with database.open(learner) as store:
         store.record(item, GOOD, T0)
         store.record(item, AGAIN, T0 + timedelta(minutes=10))
         store.record_cram(item, EASY, T0)
         store.nudge(Nudge(item, T0, T0 + timedelta(days=1), f"a mistake of {learner}"))
+        store.predict(PredictionEvent(item, T0, f"a guess of {learner}", False))
         store.enroll(f"deck-{learner}", T0)
         store.save_settings(Settings(0.8), T0)
 
@@ -210,7 +277,15 @@ def _rows(database: Database) -> dict[str, list[tuple[object, ...]]]:
     with database.admin() as admin:
         return {
             table: admin.execute(f"SELECT * FROM course.{table} ORDER BY 1, 2, 3").fetchall()
-            for table in ("review_log", "cram_log", "cards", "decks", "settings", "nudge_log")
+            for table in (
+                "review_log",
+                "cram_log",
+                "cards",
+                "decks",
+                "settings",
+                "nudge_log",
+                "prediction_log",
+            )
         }
 
 
@@ -219,8 +294,15 @@ def test_a_learner_sees_and_changes_only_their_own_rows_through_the_store(class_
     with class_db.open("alice") as alice:
         assert (alice.reviews(), alice.cards(), alice.cram_reviews(), alice.enrolled()) == ([], {}, [], {})
         assert alice.settings() == Settings() and alice.answers() == [] and alice.review_counts() == {}
+        assert alice.predictions() == [] and alice.nudges() == []
         before = _rows(class_db)
         alice.record("a1", GOOD, T0)
+        alice.predict(PredictionEvent("b1", T0, "alice's guess", True))  # an item of the same id: hers
+        alice.merge([], [], {}, predictions=[PredictionEvent("b1", T0, "a guess of bob", False)])
+        assert alice.predictions() == [
+            PredictionEvent("b1", T0, "alice's guess", True),
+            PredictionEvent("b1", T0, "a guess of bob", False),  # bob's, present, is not alice's
+        ]
         alice.rebuild_cache()
         alice.save_settings(Settings(0.9), T0)
         alice.merge([], [], {"deck-bob": T0 - timedelta(days=1)})  # a deck of the same name: alice's own
@@ -231,6 +313,7 @@ def test_a_learner_sees_and_changes_only_their_own_rows_through_the_store(class_
     with class_db.open("bob") as bob:
         assert [review.item_id for review in bob.reviews()] == ["b1", "b1"]
         assert bob.enrolled() == {"deck-bob": T0} and bob.settings() == Settings(0.8)
+        assert bob.predictions() == [PredictionEvent("b1", T0, "a guess of bob", False)]
 
 
 def test_the_server_refuses_a_learner_anothers_rows_in_raw_sql(class_db: Database) -> None:
@@ -238,7 +321,7 @@ def test_the_server_refuses_a_learner_anothers_rows_in_raw_sql(class_db: Databas
     _fill(class_db, "alice", "a1")
     before = _rows(class_db)
     with class_db.connect("alice") as alice:
-        for table in ("review_log", "cram_log", "cards", "decks", "settings", "nudge_log"):
+        for table in _LEARNER_TABLES:
             assert alice.execute(f"SELECT count(*) FROM course.{table} WHERE learner = 'bob'").fetchone() == (
                 0,
             )
@@ -259,6 +342,20 @@ def test_the_server_refuses_a_learner_anothers_rows_in_raw_sql(class_db: Databas
                 "INSERT INTO course.nudge_log (learner, item_id, nudged_at, due, reason) "
                 "VALUES ('bob', 'b1', 0, 0, 'brought back by alice')"
             )
+        with pytest.raises(psycopg.errors.InsufficientPrivilege, match="row-level security"):
+            alice.execute(
+                'INSERT INTO course.prediction_log (learner, item_id, predicted_at, answer, "right") '
+                "VALUES ('bob', 'b1', 0, 'guessed by alice', true)"
+            )
+        for statement in (  # a prediction is only ever added: not changed, not locked, by its learner either
+            "UPDATE course.prediction_log SET answer = 'x' WHERE learner = 'alice'",
+            'UPDATE course.prediction_log SET "right" = true',
+            "SELECT * FROM course.prediction_log FOR UPDATE",
+        ):
+            with pytest.raises(
+                psycopg.errors.InsufficientPrivilege, match=r"^permission denied for table prediction_log$"
+            ):
+                alice.execute(statement)
         for statement in (
             "TRUNCATE course.review_log",
             "DROP TABLE course.review_log",
@@ -281,11 +378,12 @@ def test_the_instructor_reads_every_learner_and_writes_nothing(class_db: Databas
             "SELECT learner, count(*) FROM course.review_log GROUP BY learner ORDER BY learner"
         ).fetchall()
         assert counts == [("alice", 2), ("bob", 2)]
-        for table in ("cram_log", "cards", "decks", "settings"):
+        for table in ("cram_log", "cards", "decks", "settings", "nudge_log", "prediction_log"):
             learners = teacher.execute(f"SELECT DISTINCT learner FROM course.{table} ORDER BY 1").fetchall()
             assert learners == [("alice",), ("bob",)]
         for statement in (
             "INSERT INTO course.decks (deck, enrolled_at) VALUES ('x', 0)",
+            "INSERT INTO course.prediction_log (item_id, predicted_at, answer) VALUES ('x', 0, '')",
             "UPDATE course.review_log SET rating = 1",
             "DELETE FROM course.cards",
             "TRUNCATE course.cram_log",

@@ -19,7 +19,7 @@ from fixed_clock import T0
 from postgres_server import PostgresServer, learner_password
 from store_helpers import GOOD
 
-from scheduler import Nudge, StoreAccessError
+from scheduler import Nudge, PredictionEvent, StoreAccessError
 
 psycopg = pytest.importorskip("psycopg")
 postgres = pytest.importorskip("scheduler.postgres")
@@ -64,6 +64,10 @@ def test_each_learners_calls_see_only_their_rows(klass: Klass, pool: Any) -> Non
     assert [r.item_id for r in alice.reviews()] == ["a1"] and [r.item_id for r in bob.reviews()] == ["b1"]
     assert list(alice.cards()) == ["a1"] and list(bob.cards()) == ["b1"]
     assert [n.item_id for n in alice.nudges()] == ["a2"] and bob.nudges() == []
+    kept = alice.predict(PredictionEvent("a3", T0, "[1, 2]", False))
+    assert bob.merge([], [], {}, predictions=[kept]).predictions == 1  # bob's own, as alice's is not his
+    assert alice.predictions() == [kept] and bob.predictions() == [kept]
+    assert alice.merge([], [], {}, predictions=[kept]).predictions == 0
     with klass.connect("teacher") as teacher:  # what the server holds: whose each row is
         rows = teacher.execute("SELECT learner, item_id FROM course.review_log ORDER BY 1").fetchall()
     assert rows == [("alice", "a1"), ("bob", "b1")]

@@ -22,7 +22,7 @@ from store_helpers import disk_with, full, pin_steps, steps_memory
 
 from course.bank import figures, lint, load_bank
 from course.terminal import cli
-from scheduler import Memory, Nudge, Rating, Store
+from scheduler import Memory, Nudge, PredictionEvent, Rating, Store
 from scheduler._failures import ROOM_FOR_A_WRITE
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -116,7 +116,8 @@ def test_check_shipped_bank() -> None:
     result = run("check")
     assert (result.returncode, result.stderr) == (0, "")
     assert result.stdout == (
-        f"question bank OK: {len(shipped)} questions in {lessons} lesson{'s' if lessons != 1 else ''}\n"
+        f"question bank OK: {len(shipped)} questions in {lessons} lesson{'s' if lessons != 1 else ''}, "
+        f"and {len(shipped.predictions())} predictions\n"
         + f"{figures(shipped)}\n"
         + "".join(f"{warning}\n" for warning in warnings)
         + (f"{len(warnings)} warning{'s' if len(warnings) != 1 else ''}\n" if warnings else "no warnings\n")
@@ -681,6 +682,7 @@ def stats_lines(db: Path, due: int, week: str, today: int, total: int, retention
         f"True retention:   {retention}\n"
         f"New available:    {new}\n"
         "Code cards:       0 cards brought back by mistakes this week\n"
+        "Predictions:      none yet\n"
         "Scheduling:       FSRS default parameters, desired retention 85%.\n"
     )
 
@@ -730,6 +732,7 @@ def test_stats_fresh_store_and_course_db(bank: Path, db: Path) -> None:
         "True retention:   n/a (no reviews of learned questions yet)\n"
         "New available:    0\n"
         "Code cards:       0 cards brought back by mistakes this week\n"
+        "Predictions:      none yet\n"
         "Scheduling:       FSRS default parameters, desired retention 85%.\n"
     )
 
@@ -1446,3 +1449,35 @@ def test_an_ignored_hangup_stays_ignored(bank: Path, db: Path, monkeypatch: pyte
     finally:
         signal.signal(signal.SIGHUP, previous)
     assert (status, out.endswith("Stopped (you typed q): 1 answer saved.\n")) == (0, True)
+
+
+def _predictions(lesson: str, *numbers: int) -> str:
+    return "".join(
+        f'\n[[prediction]]\nid = "{lesson}-p{n}"\nkind = "numeric"\ncard = "{lesson}-r"\nprompt = "P"\n'
+        f'answer = 4\ntolerance = 0\nexplanation = "E"\nsection = "1. Sums"\n'
+        for n in numbers
+    )
+
+
+def test_stats_count_the_predictions_lesson_by_lesson(tmp_path: Path, db: Path) -> None:
+    """Issue 37: each prompt counted once, at its first commit (a later one comes after the answer was
+    shown); a prompt only skipped counted apart; made and right by lesson, in course order."""
+    directory = tmp_path / "predicting"
+    directory.mkdir()
+    (directory / "00-sums.toml").write_text(LESSON_00 + _predictions("00", 1, 2, 3))
+    (directory / "01-one.toml").write_text(LESSON_01 + _predictions("01", 1, 2))
+    with store_with(db, "00") as store:
+        for item_id, answer, right in (
+            ("01-p1", "4", True),
+            ("00-p1", "5", False),
+            ("00-p1", "4", True),  # again, once the answer was shown: not counted
+            ("00-p2", "4", True),
+            ("01-p2", "", None),
+        ):
+            store.predict(PredictionEvent(item_id, T - timedelta(hours=1), answer, right))
+    stats = run("stats", "--db", db, "--bank", directory, "--now", NOW)
+    assert (stats.returncode, stats.stderr) == (0, "")
+    assert (
+        "\nPredictions:      3 made, 2 right, 1 skipped; lesson 00: 1 of 2; lesson 01: 1 of 1\n"
+        in stats.stdout
+    )

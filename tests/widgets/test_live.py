@@ -11,6 +11,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import pytest
+from bank_samples import PREDICTION_BANK
 from postgres_server import PostgresServer, learner_password, require_postgres
 
 from course import load_bank
@@ -545,3 +546,64 @@ def text_of(question: Any) -> str:
     from course.bank import inline_html
 
     return html_text(inline_html(question.prompt))
+
+
+def test_a_prediction_asked_live_then_again_after_the_discussion_then_run(
+    urls: dict[str, str], tmp_path: Any
+) -> None:
+    """Issue 37: the projector asks the room to predict, asks again after the discussion (same letters), and
+    on Reveal runs the prompt's cells in the instructor's kernel and shows what they print, the two rounds'
+    counts and the answer; three learners answer in their own widgets."""
+    folder = tmp_path / "bank"
+    folder.mkdir()
+    (folder / "02-x.toml").write_text(PREDICTION_BANK, encoding="utf-8")
+    bank = load_bank(folder)
+    prediction = bank.prediction("02-predict-largest")
+    ran: list[str] = []
+    screen = LiveProjectorWidget(
+        (prediction, prediction),
+        ("02",),
+        room=postgres.LiveRoom.open(urls["teacher"]),
+        clock=Ticking(),
+        rng=random.Random(3),
+        every=None,
+        bank=bank,
+        run=lambda: ran.append("run") or "largest weight 1.000 unscaled, 0.462 scaled\n",
+    )
+    learners = {
+        name: LiveAnswerWidget(
+            room=postgres.LiveRoom.open(urls[name]), clock=Ticking(), every=None, bank=bank
+        )
+        for name in LEARNERS
+    }
+    screen.start()
+    first = screen.presentation
+    assert first is not None
+    assert "· prediction</b>" in screen.header.value
+    assert screen.reveal_button.disabled and screen.next_button.description == "Ask again ▶"
+    right, wrong = first.right_position, (first.right_position + 1) % 3
+    for name, position in zip(LEARNERS, (right, wrong, wrong), strict=True):
+        learners[name].refresh()
+        assert learners[name].question == prediction  # the learners' widgets find the prediction
+        learners[name].answer_choice(position)
+    screen.reveal()  # before the second round: nothing happens
+    assert not screen.state.revealed and ran == []
+    screen.next()  # after the discussion: the same prediction, the same letters
+    assert screen.presentation == first and "again after the discussion" in screen.header.value
+    assert not screen.reveal_button.disabled and screen.next_button.description == "Finish"
+    for name in LEARNERS:
+        learners[name].refresh()
+        learners[name].answer_choice(right if name != "cy" else wrong)
+    screen.refresh()
+    assert text(screen.tally) == "3 answered"
+    screen.reveal()
+    assert ran == ["run"]
+    said = text(screen.answer)
+    assert said.startswith(
+        "Before the discussion: 1 of 3 right; after it: 2 of 3. The cell, run now: "
+        "largest weight 1.000 unscaled, 0.462 scaled "
+        f"Answer: {first.right_label}."
+    ), said
+    screen.next()
+    assert screen.state.ended
+    assert "Most missed first" in text(screen.answer)
