@@ -6,11 +6,15 @@ a viewport half as wide and half as high, with a device scale factor of 2. (A de
 CSS zoom on the page's body, is not the same: the layout keeps its width in CSS pixels.)
 
 Every figure stored in the instructor notebooks is an ``<img>`` (`course.plots.show`) whose full width and
-smallest text at that width are stored with it; shown narrower, its text shrinks in proportion. Each notebook
-is opened in JupyterLab with the file browser open, as the README's start command opens it, every figure is
-scrolled into view and the width it is shown at is measured: its smallest text, in CSS pixels, must be at
-least the notebook's own text size, ``MIN_TEXT_PX``, at 100 % and at 200 %. At 200 % the notebook's output
-area is far narrower than a figure: the figure keeps its text size and the output area scrolls sideways.
+smallest text at that width are stored with it; shown narrower, its text shrinks in proportion, and its style
+lets it shrink only down to the width where that text is ``MIN_TEXT_PX``, the notebook's own text size. So a
+figure's text as shown follows from its stored numbers and its style, which a test without a browser checks
+for every figure, once the browser is seen to honour that style: the notebooks holding the extremes (the
+widest and narrowest figures, the largest and smallest ``min-width``) are opened in JupyterLab with the file
+browser open, as the README's start command opens it, every figure is scrolled into view and the width it is
+shown at is measured: its smallest text, in CSS pixels, must be at least ``MIN_TEXT_PX`` at 100 % and at
+200 %. At 200 % the notebook's output area is far narrower than a figure: the figure keeps its text size and
+the output area scrolls sideways.
 
 Set ``COURSE_BROWSER_SCREENSHOT`` to a directory to keep a screenshot of a figure at each zoom.
 Run alone with ``pytest -o addopts="" -p no:nbval tests/browser/test_figure_zoom.py``.
@@ -93,16 +97,21 @@ def close_all(lab: Any, page: Any) -> None:
         time.sleep(0.1)
 
 
-def stored_figures(path: Path) -> dict[str, tuple[int, float]]:
-    """alt text -> (full width in CSS pixels, smallest text at that width) of each figure stored in `path`."""
-    found: dict[str, tuple[int, float]] = {}
+def stored_figures(path: Path) -> dict[str, tuple[int, float, str]]:
+    """alt text -> (full width in CSS pixels, smallest text at that width, style) of each figure stored in
+    `path`."""
+    found: dict[str, tuple[int, float, str]] = {}
     for cell in nbformat.read(path, as_version=4).cells:
         for output in cell.get("outputs", []):
             for tag in re.findall(r"<img [^>]*>", output.get("data", {}).get("text/html", "")):
                 attributes = dict(re.findall(r'([\w-]+)="([^"]*)"', tag))
                 alt = html.unescape(attributes["alt"])
                 assert alt not in found, f"{path.name}: two figures with the alt text {alt!r}"
-                found[alt] = (int(attributes["width"]), float(attributes["data-smallest-text-px"]))
+                found[alt] = (
+                    int(attributes["width"]),
+                    float(attributes["data-smallest-text-px"]),
+                    attributes["style"],
+                )
     return found
 
 
@@ -111,6 +120,18 @@ FIGURES = {
     for path in sorted((REPO / "notebooks").glob("*.ipynb"))
     if (figures := stored_figures(path))
 }
+# The notebooks opened in the browser: between them they hold the widest and the narrowest figure and the
+# largest and the smallest min-width (checked below), and the figure pictured.
+SAMPLE = ("05-masked-self-attention.ipynb", "08-cost-of-attention.ipynb")
+
+
+STYLE = re.compile(r"max-width: 100%; min-width: (\d+)px; height: auto")
+
+
+def min_width(style: str) -> int:
+    """The narrowest a figure with this style is shown, in CSS pixels (0: the style does not say)."""
+    found = STYLE.fullmatch(style)
+    return int(found.group(1)) if found else 0
 
 
 def text_sizes(page: Any, name: str) -> dict[str, tuple[float, float]]:
@@ -119,13 +140,39 @@ def text_sizes(page: Any, name: str) -> dict[str, tuple[float, float]]:
     assert sorted(shown) == sorted(FIGURES[name]), f"{name}: not every stored figure was found on the page"
     sizes = {}
     for alt, (width, area) in shown.items():
-        full_width, smallest = FIGURES[name][alt]
+        full_width, smallest, _style = FIGURES[name][alt]
         sizes[alt] = (smallest * width / full_width, area)
     return sizes
 
 
 def test_the_notebooks_store_figures_with_their_text_size() -> None:
     assert len(FIGURES) >= 8 and sum(map(len, FIGURES.values())) >= 20
+
+
+def test_every_stored_figure_keeps_its_text_at_the_notebooks_size_however_narrow_it_is_shown() -> None:
+    """Full size, each figure's smallest text is at least MIN_TEXT_PX; its style lets it shrink only to where
+    that text is MIN_TEXT_PX (``max-width: 100%`` gives way to ``min-width``): in every notebook, not only
+    in the sample the browser test opens."""
+    wrong = [
+        f"{name}: {alt[:50]!r}: {smallest} px, {style!r}"
+        for name, figures in FIGURES.items()
+        for alt, (width, smallest, style) in figures.items()
+        if smallest < MIN_TEXT_PX - ROUNDING_PX
+        or not 0 < min_width(style) <= width
+        or smallest * min_width(style) / width < MIN_TEXT_PX - ROUNDING_PX
+    ]
+    assert wrong == []
+
+
+def test_the_browser_sample_holds_the_extreme_figures() -> None:
+    every = [
+        (width, min_width(style)) for figures in FIGURES.values() for width, _, style in figures.values()
+    ]
+    sampled = [(width, min_width(style)) for name in SAMPLE for width, _, style in FIGURES[name].values()]
+    for part in (0, 1):  # the width, the min-width
+        assert min(pair[part] for pair in sampled) == min(pair[part] for pair in every)
+        assert max(pair[part] for pair in sampled) == max(pair[part] for pair in every)
+    assert PICTURED[0] in SAMPLE
 
 
 @pytest.mark.browser
@@ -142,7 +189,7 @@ def test_figure_text_is_as_large_as_the_notebooks_at_100_and_200_percent_zoom(tm
         areas: dict[str, set[int]] = {}
         too_small = []
         for zoom, shown in pages.items():
-            for name in FIGURES:
+            for name in SAMPLE:
                 open_notebook(lab, shown, f"notebooks/{name}", db)
                 for alt, (text_px, area) in text_sizes(shown, name).items():
                     smallest[zoom] = min(smallest.get(zoom, 99.0), text_px)

@@ -115,8 +115,10 @@ def _run(path: Path, seed: int) -> str | None:
 @pytest.mark.slow
 @pytest.mark.parametrize("path", SWEPT, ids=lambda path: path.stem[:2])
 def test_the_lesson_holds_on_other_seeds(path: Path) -> None:
-    # the seeds run side by side, one kernel per core (each kernel on one thread, as nbval's)
-    with ThreadPoolExecutor(min(len(SEEDS), os.cpu_count() or 1)) as pool:
+    # the seeds run side by side, one kernel per core that this pytest-xdist worker has to itself (each
+    # kernel on one thread, as nbval's): under `-n auto` on 2 cores, one kernel in each of the 2 workers
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    with ThreadPoolExecutor(min(len(SEEDS), max(1, (os.cpu_count() or 1) // workers))) as pool:
         failures = [failure for failure in pool.map(_run, [path] * len(SEEDS), SEEDS) if failure]
     assert failures == [], f"{path.stem} fails on {len(failures)} of seeds {SEEDS}"
 
