@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 import importlib.util
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -61,3 +63,67 @@ def test_scheduler_imports_neither_torch_nor_matplotlib() -> None:
     result = _run(sys.executable, "-c", code)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
+
+
+def unmarked_browser_tests(source: str) -> list[str]:
+    """The tests in `source` that start a browser (JupyterLab in Chromium, Playwright) without
+    the ``browser`` marker, which keeps them out of ``-m "not browser"`` and of the quick loop."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.FunctionDef) or not node.name.startswith("test_"):
+            continue
+        calls = {ast.unparse(call.func) for call in ast.walk(node) if isinstance(call, ast.Call)}
+        marked = any("mark.browser" in ast.unparse(decorator) for decorator in node.decorator_list)
+        if calls & {"lab_in_browser", "sync_playwright", "chromium.launch"} and not marked:
+            found.append(node.name)
+    return found
+
+
+def test_every_test_that_starts_a_browser_is_marked_browser() -> None:
+    found = {
+        path.name: names
+        for path in sorted((ROOT / "tests").rglob("test_*.py"))
+        if (names := unmarked_browser_tests(path.read_text(encoding="utf-8")))
+    }
+    assert found == {}
+
+
+def test_an_unmarked_browser_test_is_found() -> None:
+    source = (
+        "@pytest.mark.browser\ndef test_a():\n    with lab_in_browser(tmp_path):\n        pass\n\n"
+        "def test_b():\n    with sync_playwright() as p:\n        pass\n\n"
+        "def test_c():\n    require_browser()\n"
+    )
+    assert unmarked_browser_tests(source) == ["test_b"]
+
+
+def unknown_tests(prefixes: tuple[str, ...]) -> list[str]:
+    """The prefixes of test ids (``path`` or ``path::test_name_start``) naming no test file or no test in it:
+    a test renamed or moved out from under conftest.py's NOT_QUICK or SPREAD."""
+    unknown = []
+    for prefix in prefixes:
+        path, _, name = prefix.partition("::")
+        file = ROOT / path
+        source = file.read_text("utf-8") if file.is_file() else ""
+        if not source or (name and not re.search(rf"^def {re.escape(name.rstrip('['))}", source, re.M)):
+            unknown.append(prefix)
+    return unknown
+
+
+def test_the_tests_conftest_names_are_tests(pytestconfig: pytest.Config) -> None:
+    root_conftest = next(
+        plugin
+        for plugin in pytestconfig.pluginmanager.get_plugins()
+        if getattr(plugin, "__file__", None) == str(ROOT / "conftest.py")
+    )
+    assert unknown_tests((*root_conftest.NOT_QUICK, *root_conftest.SPREAD)) == []
+
+
+def test_a_prefix_naming_no_test_is_found() -> None:
+    prefixes = (
+        "tests/test_repository.py",
+        "tests/test_repository.py::test_ruff_lint",
+        "tests/test_repository.py::test_ruff_lints",
+        "tests/test_nowhere.py",
+    )
+    assert unknown_tests(prefixes) == ["tests/test_repository.py::test_ruff_lints", "tests/test_nowhere.py"]

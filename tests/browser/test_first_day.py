@@ -886,6 +886,8 @@ shown
 """
 
 
+@pytest.mark.browser
+@pytest.mark.timeout(150, method="signal")
 def test_a_live_answer_by_keyboard_is_pressed_and_the_reveal_takes_the_focus_in_the_browser(
     tmp_path: Path,
 ) -> None:

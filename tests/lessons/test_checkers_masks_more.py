@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
-from torch.nn.attention.bias import causal_lower_right, causal_upper_left
 
 from course.attention import causal_mask, scaled_dot_product_attention
 from course.checkers import (
@@ -70,6 +69,8 @@ def learner(bug: str = "") -> Any:
 
 def torch_lower_right(t_q: int, t_k: int) -> Any:
     """torch's own bottom-right causal mask, materialized as a (t_q, t_k) boolean tensor."""
+    from torch.nn.attention.bias import causal_lower_right  # imports torch's compiler: only where used
+
     return causal_lower_right(t_q, t_k)._materialize()
 
 
@@ -118,6 +119,8 @@ def test_each_decoding_mistake_is_named(bug: str, sentence: str) -> None:
 
 
 def test_is_causal_true_is_the_top_left_mistake() -> None:
+    from torch.nn.attention.bias import causal_upper_left
+
     # what `is_causal=True` builds for a non-square mask: torch's causal_upper_left
     result = check_decoding_mask(lambda t_q, t_k: causal_upper_left(t_q, t_k)._materialize())
     assert not result and result.message.endswith(f"; {DECODING_TOP_LEFT}.")
@@ -355,6 +358,8 @@ def test_a_cached_step_equals_the_last_rows_of_full_causal_attention_and_torch()
         np.abs(out - full[4:]).max() <= 1e-12 and np.allclose(k_all, x @ w_k) and np.allclose(v_all, x @ w_v)
     )
     t = [torch.from_numpy(a) for a in (x[4:] @ w_q, k_all, v_all)]
+    from torch.nn.attention.bias import causal_lower_right
+
     theirs = F.scaled_dot_product_attention(*t, attn_mask=causal_lower_right(3, 7)).numpy()
     assert np.abs(theirs - out).max() <= 1e-12
 

@@ -8,12 +8,12 @@ import asyncio
 import os
 import subprocess
 import sys
+from functools import cache
 from typing import Any
 
 import pytest
 
 pytest.importorskip("jupyterhub")
-from jupyterhub.services.auth import HubAuth
 
 from scheduler.service._hub import HubTokens, NoScopeError
 
@@ -26,20 +26,37 @@ NO_SCOPE = (
 )
 
 
-class Hub(HubAuth):
-    """JupyterHub's HubAuth, whose hub answers every token with `reply`."""
+@cache
+def hubs() -> tuple[Any, Any]:
+    """JupyterHub's HubAuth whose hub answers every token with `reply`, and one that counts the tokens it is
+    asked about and knows one; built on first use (importing HubAuth adds a second to each worker's start)."""
+    from jupyterhub.services.auth import HubAuth
 
-    reply: Any = None
+    class Hub(HubAuth):
+        reply: Any = None
 
-    async def user_for_token(
-        self, token: str, use_cache: bool = True, session_id: str = "", *, sync: bool = True
-    ) -> Any:
-        return self.reply
+        async def user_for_token(
+            self, token: str, use_cache: bool = True, session_id: str = "", *, sync: bool = True
+        ) -> Any:
+            return self.reply
+
+    class CountingHub(Hub):
+        asked: list[str]
+
+        async def user_for_token(
+            self, token: str, use_cache: bool = True, session_id: str = "", *, sync: bool = True
+        ) -> Any:
+            self.asked.append(token)
+            if token == "down":
+                raise ConnectionError("the hub is restarting")
+            return {"kind": "user", "name": "ada", "scopes": [SCOPE]} if token == "ada-token" else None
+
+    return Hub, CountingHub
 
 
 def tokens_for(reply: Any, monkeypatch: pytest.MonkeyPatch) -> HubTokens:
     monkeypatch.setenv("JUPYTERHUB_SERVICE_NAME", "course")
-    hub = Hub(api_token="unused", api_url="http://127.0.0.1:1/hub/api")
+    hub = hubs()[0](api_token="unused", api_url="http://127.0.0.1:1/hub/api")
     hub.reply = reply
     return HubTokens(hub)
 
@@ -48,7 +65,7 @@ def test_without_its_scope_the_service_refuses_to_start(monkeypatch: pytest.Monk
     for name in HUB_VARIABLES:
         monkeypatch.delenv(name, raising=False)
     with pytest.raises(NoScopeError) as refused:
-        HubTokens(Hub(api_token="unused", api_url="http://127.0.0.1:1/hub/api"))
+        HubTokens(hubs()[0](api_token="unused", api_url="http://127.0.0.1:1/hub/api"))
     assert str(refused.value) == NO_SCOPE
 
 
@@ -91,23 +108,9 @@ def test_a_reply_is_a_name_only_when_it_is_a_users_with_the_scope(
     assert asyncio.run(tokens_for(reply, monkeypatch)("token")) == name
 
 
-class CountingHub(Hub):
-    """A hub that counts the tokens it is asked about, and knows one."""
-
-    asked: list[str]
-
-    async def user_for_token(
-        self, token: str, use_cache: bool = True, session_id: str = "", *, sync: bool = True
-    ) -> Any:
-        self.asked.append(token)
-        if token == "down":
-            raise ConnectionError("the hub is restarting")
-        return {"kind": "user", "name": "ada", "scopes": [SCOPE]} if token == "ada-token" else None
-
-
 def test_an_unknown_token_costs_one_hub_request_a_minute(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("JUPYTERHUB_SERVICE_NAME", "course")
-    hub = CountingHub(api_token="unused", api_url="http://127.0.0.1:1/hub/api")
+    hub = hubs()[1](api_token="unused", api_url="http://127.0.0.1:1/hub/api")
     hub.asked = []
     tokens = HubTokens(hub)
 

@@ -200,7 +200,12 @@ BACKENDS = [
 ]
 
 
-@pytest.fixture(params=BACKENDS, ids=[backend.name for backend in BACKENDS])
+@pytest.fixture(
+    params=[
+        pytest.param(backend, id=backend.name, marks=() if backend.name == "sqlite" else pytest.mark.postgres)
+        for backend in BACKENDS
+    ]
+)
 def backend(request: pytest.FixtureRequest) -> Iterator[Backend]:
     if request.param.name in ("postgres", "service", "http"):
         pytest.importorskip("psycopg", reason="the PostgreSQL store needs psycopg (requirements.txt)")
