@@ -51,15 +51,15 @@ ROUNDING_PX = 0.05  # the smallest text size is stored to 0.1 px
 
 # Scroll through the current notebook, so that JupyterLab renders every cell (it renders them as they come
 # into view), then bring each figure into view and measure it there (off screen, a cell is not laid out),
-# again until every figure named in `wanted` (their alt texts) is measured or 20 s have passed (an
-# explorer's figure comes a moment later than the others): alt text -> [shown width, output area width], in
-# CSS pixels.
+# again until every figure named in `wanted` (their alt texts) is measured or 60 s have passed (an
+# explorer's figure comes later than the others, once the kernel is connected: 20 s were once too few with the
+# other worker training a model): alt text -> [shown width, output area width], in CSS pixels.
 _MEASURE = """async (wanted) => {
   const panel = window.jupyterapp.shell.currentWidget;
   const scroller = panel.node.querySelector('.jp-WindowedPanel-outer') || panel.content.node;
   const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
   const seen = {};
-  const deadline = Date.now() + 20000;
+  const deadline = Date.now() + 60000;
   while (wanted.some((alt) => !(alt in seen)) && Date.now() < deadline) {
     for (let top = 0; top < scroller.scrollHeight; top += scroller.clientHeight) {
       scroller.scrollTop = top;
