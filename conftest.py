@@ -65,8 +65,10 @@ NOT_QUICK = (
     "tests/lessons/test_code_runner.py",  # code stopped by its time limit, in subprocesses
     "tests/widgets/test_code_box.py::test_every_code_card_of_the_course",  # runs every code card
     # the widgets and the terminal shown thousands of times, to count where the right option lands
-    *(f"tests/bank/test_presenting.py::test_{name}_is_fair" for name in ("quiz_widget", "review_widget")),
-    *(f"tests/bank/test_presenting.py::test_{name}_is_fair" for name in ("cram_widget", "terminal")),
+    *(
+        f"tests/bank/test_presenting.py::test_{name}_is_fair"
+        for name in ("quiz_widget", "review_widget", "cram_widget", "terminal")
+    ),
     "tests/lessons/test_block.py::test_training_",  # trains the lesson 07 model
     "tests/lessons/test_gpt.py::test_the_checkpoint_loads_and_beats_the_baselines",  # generates text
     "tests/lessons/test_seq2seq.py::test_the_reversal_model_reaches",  # trains the lesson 06 model

@@ -198,16 +198,19 @@ BACKENDS = [
     Backend("service", _service_open, _service_corrupt, _postgres_make_newer, _postgres_hold_lock),
     Backend("http", _http_open, _service_corrupt, _postgres_make_newer, _postgres_hold_lock),
 ]
+ON_POSTGRES = ("postgres", "service", "http")  # the backends on the throw-away PostgreSQL server
 
 
 @pytest.fixture(
     params=[
-        pytest.param(backend, id=backend.name, marks=() if backend.name == "sqlite" else pytest.mark.postgres)
+        pytest.param(
+            backend, id=backend.name, marks=pytest.mark.postgres if backend.name in ON_POSTGRES else ()
+        )
         for backend in BACKENDS
     ]
 )
 def backend(request: pytest.FixtureRequest) -> Iterator[Backend]:
-    if request.param.name in ("postgres", "service", "http"):
+    if request.param.name in ON_POSTGRES:
         pytest.importorskip("psycopg", reason="the PostgreSQL store needs psycopg (requirements.txt)")
         _POSTGRES.append(request.getfixturevalue("postgres_server"))
         try:
