@@ -72,6 +72,16 @@ def run_all(page: Any) -> None:
     page.evaluate(_RUN_ALL)
 
 
+# No code cell of the current notebook is queued or running (JupyterLab marks each with the prompt `*`).
+_ALL_RUN = """() => [...window.jupyterapp.shell.currentWidget.content.widgets]
+  .every((cell) => cell.model.type !== 'code' || !(cell.promptNode?.textContent || '').includes('*'))"""
+
+
+def wait_all_run(page: Any, timeout_ms: float = 60_000) -> None:
+    """Wait until every cell that `run_all` queued has run: until then a widget's callback waits its turn."""
+    page.wait_for_function(_ALL_RUN, timeout=timeout_ms, polling=200)
+
+
 def errors(page: Any) -> list[str]:
     return [_ANSI.sub("", text) for text in page.evaluate(_ERRORS)]
 

@@ -576,6 +576,7 @@ def explore(page: Any, lesson: str, start: str) -> Any:
     nb.wait_kernel_idle(page, f"workbook/{name}", timeout_ms=60_000)
     nb.run_all(page)
     nb.wait_for_text(page, ".course-explorer .course-status", start, timeout_ms=60_000)
+    nb.wait_all_run(page)  # the cells after the explorer's, which would hold its redraws back
     explorer = nb.current_panel(page).locator(".course-explorer")
     assert explorer.count() == 1
     return explorer
@@ -586,7 +587,9 @@ def shows(explorer: Any, brief: str | re.Pattern[str], alt: str) -> None:
     from playwright.sync_api import expect
 
     expect(explorer.locator(".course-status")).to_have_text(brief, timeout=10_000)
-    assert alt in explorer.locator(".course-explorer-figure img").get_attribute("alt")
+    # the figure is a widget of its own, redrawn after the status: its alt text may come a moment later
+    figure = explorer.locator(".course-explorer-figure img")
+    expect(figure).to_have_attribute("alt", re.compile(re.escape(alt)), timeout=10_000)
 
 
 def says_value(explorer: Any, slider: str, value: str) -> None:
