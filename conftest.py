@@ -38,10 +38,35 @@ SPREAD = (
 )
 
 
+# The longest units of work, with their seconds on this 2-core machine (one worker's share of the cores,
+# under the other worker's load): dealt out first, longest first, so that no core is left alone with a long
+# one at the end. xdist's own order (most tests first) sent the whole-lesson runs, one test each, last.
+# Any other unit counts as a tenth of a second a test. The figures need only keep their order roughly.
+LONGEST = {
+    "tests/browser/test_first_day.py": 246,
+    "tests/browser/test_slides.py": 199,
+    "tests/browser/test_figure_zoom.py": 174,
+    f"{SPREAD[0]}07]": 120,  # the seed sweep's four runs
+    f"{SPREAD[0]}09]": 120,
+    "notebooks/07-transformer-block.ipynb": 30,
+    "tests/browser/test_code_limits.py": 75,
+    "tests/classroom/test_hub.py": 78,
+    "tests/terminal/test_cli.py": 66,
+    "notebooks/09-a-tiny-gpt.ipynb": 57,
+    f"{SPREAD[1]}09-a-tiny-gpt]": 41,  # the unsolved workbook's run
+    f"{SPREAD[1]}07-transformer-block]": 25,
+}
+
+
+def _cost(scope: str, tests: int) -> float:
+    return LONGEST.get(scope, tests / 10)
+
+
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """Under ``--dist loadfile`` (pyproject's addopts), pytest-xdist keeps each file's tests on one worker:
     a notebook's cells run in order in one kernel, and a module's fixtures are made once. This scheduler
-    does the same, except that each case of the tests in ``SPREAD`` is a unit of its own."""
+    does the same, except that each case of the tests in ``SPREAD`` is a unit of its own, and that the
+    units go out longest first (``LONGEST``)."""
     if config.getvalue("dist") != "loadfile":
         return None
     from xdist.scheduler import LoadFileScheduling
@@ -49,6 +74,12 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     class _FilesAndLessonRuns(LoadFileScheduling):
         def _split_scope(self, nodeid: str) -> str:
             return nodeid if nodeid.startswith(SPREAD) else super()._split_scope(nodeid)
+
+        def _assign_work_unit(self, node: Any) -> None:
+            # xdist sends the unit at the front of its queue: bring the longest there first
+            longest = max(self.workqueue, key=lambda scope: _cost(scope, len(self.workqueue[scope])))
+            self.workqueue.move_to_end(longest, last=False)
+            super()._assign_work_unit(node)
 
     return _FilesAndLessonRuns(config, log)
 

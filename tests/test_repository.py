@@ -98,14 +98,21 @@ def test_an_unmarked_browser_test_is_found() -> None:
 
 
 def unknown_tests(prefixes: tuple[str, ...]) -> list[str]:
-    """The prefixes of test ids (``path`` or ``path::test_name_start``) naming no test file or no test in it:
-    a test renamed or moved out from under conftest.py's NOT_QUICK or SPREAD."""
+    """The prefixes of test ids (``path``, ``path::test_name_start`` or ``path::test_name[lesson]``) naming no
+    test file (or notebook), no test in it, or no lesson: a test renamed or moved out from under conftest.py's
+    NOT_QUICK, SPREAD or LONGEST."""
+    stems = [notebook.stem for notebook in (ROOT / "notebooks").glob("*.ipynb")]
     unknown = []
     for prefix in prefixes:
         path, _, name = prefix.partition("::")
+        name, _, case = name.partition("[")
         file = ROOT / path
         source = file.read_text("utf-8") if file.is_file() else ""
-        if not source or (name and not re.search(rf"^def {re.escape(name.rstrip('['))}", source, re.M)):
+        if (
+            not source
+            or (name and not re.search(rf"^def {re.escape(name)}", source, re.M))
+            or (case.rstrip("]") and not any(stem.startswith(case.rstrip("]")) for stem in stems))
+        ):
             unknown.append(prefix)
     return unknown
 
@@ -116,7 +123,7 @@ def test_the_tests_conftest_names_are_tests(pytestconfig: pytest.Config) -> None
         for plugin in pytestconfig.pluginmanager.get_plugins()
         if getattr(plugin, "__file__", None) == str(ROOT / "conftest.py")
     )
-    assert unknown_tests((*root_conftest.NOT_QUICK, *root_conftest.SPREAD)) == []
+    assert unknown_tests((*root_conftest.NOT_QUICK, *root_conftest.SPREAD, *root_conftest.LONGEST)) == []
 
 
 def test_a_prefix_naming_no_test_is_found() -> None:
@@ -125,5 +132,12 @@ def test_a_prefix_naming_no_test_is_found() -> None:
         "tests/test_repository.py::test_ruff_lint",
         "tests/test_repository.py::test_ruff_lints",
         "tests/test_nowhere.py",
+        "notebooks/07-transformer-block.ipynb",
+        "tests/lessons/test_seed_sweep.py::test_the_lesson_holds_on_other_seeds[07]",
+        "tests/lessons/test_seed_sweep.py::test_the_lesson_holds_on_other_seeds[17]",
     )
-    assert unknown_tests(prefixes) == ["tests/test_repository.py::test_ruff_lints", "tests/test_nowhere.py"]
+    assert unknown_tests(prefixes) == [
+        "tests/test_repository.py::test_ruff_lints",
+        "tests/test_nowhere.py",
+        "tests/lessons/test_seed_sweep.py::test_the_lesson_holds_on_other_seeds[17]",
+    ]

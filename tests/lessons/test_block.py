@@ -175,7 +175,7 @@ def _trained(residual: bool) -> tuple[float, torch.Tensor, torch.Tensor, float]:
     """The notebook's training run (same seeds and sizes)."""
     torch.manual_seed(0)
     model = TinyDecoder(64, 32, 2, 2, 24, residual=residual)
-    losses = train_repeated(model, steps=500, batch=64, length=24, vocab=64, seed=0)
+    losses = train_repeated(model, steps=250, batch=32, length=24, vocab=64, seed=0)
     tokens, periods = repeated_batch(torch.Generator().manual_seed(123), 256, 24, 64)
     with torch.no_grad():
         logits, weights = model(tokens)

@@ -12,6 +12,7 @@ from matplotlib.text import Text
 
 from course.plots import (
     FONT_SIZE,
+    MASKED_COLOUR,
     MAX_WIDTH_IN,
     OKABE_ITO,
     attention_heatmap,
@@ -94,12 +95,15 @@ def test_heatmap_draws_masked_cells_masked_and_without_numbers():
     allowed = np.tril(np.ones((3, 3), dtype=bool))
     ax = attention_heatmap(w, allowed=allowed).axes[0]
     assert cell_texts(ax) == ["1.00", "0.40", "0.60", "0.20", "0.30", "0.50"]  # the 3 masked cells: none
-    hatched = [patch for patch in ax.patches if patch.get_hatch() == "//"]
-    assert sorted((round(p.get_x() + 0.5), round(p.get_y() + 0.5)) for p in hatched) == [
-        (1, 0),
-        (2, 0),
-        (2, 1),
-    ]
+    (hatched,) = ax.patches  # one patch, one square per masked cell
+    assert hatched.get_hatch() == "//" and to_hex(hatched.get_facecolor()) == MASKED_COLOUR
+    squares = hatched.get_path().to_polygons()
+    assert sorted(tuple(square.mean(axis=0)[::-1]) for square in (s[:4] for s in squares)) == [
+        (0.0, 1.0),
+        (0.0, 2.0),
+        (1.0, 2.0),
+    ]  # (row, column): above the diagonal
+    assert all(np.ptp(square, axis=0).tolist() == [1.0, 1.0] for square in squares)
     assert len(attention_heatmap(w, allowed=np.ones((3, 3), dtype=bool)).axes[0].patches) == 0
 
 
