@@ -44,7 +44,7 @@ SPREAD = (
 # Any other unit counts as a tenth of a second a test. The figures need only keep their order roughly.
 LONGEST = {
     "tests/browser/test_first_day.py": 246,
-    "tests/browser/test_slides.py": 199,
+    "tests/browser/test_slides.py": 150,
     "tests/browser/test_figure_zoom.py": 174,
     f"{SPREAD[0]}07]": 120,  # the seed sweep's four runs
     f"{SPREAD[0]}09]": 120,

@@ -17,6 +17,11 @@ from typing import Any
 from browser import chromium
 from browser.lab import JupyterLab
 
+try:
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+except ImportError:  # the browser tests skip (or fail on CI) before they step through anything
+    PlaywrightTimeout = TimeoutError  # type: ignore[misc,assignment]
+
 __all__ = ["SlideState", "open_slideshow", "projector", "step_through"]
 
 # The present slide and its cells; RISE renders every cell of the notebook, in order, as a .jp-Cell.
@@ -36,6 +41,17 @@ _STATE = """() => {
     text: slide.textContent.trim().slice(0, 60),
   };
 }"""
+
+# Has the slide on screen, or its count of fragments shown, changed from [address, count]?
+_MOVED = """([where, shown]) => {
+  const present = document.querySelectorAll('.reveal .slides section.present');
+  const slide = present[present.length - 1];
+  return location.hash !== where || slide.querySelectorAll('.fragment.visible').length !== shown;
+}"""
+
+# Two animation frames: the layout of the state just reached is done.
+_FRAMES = """() => new Promise(
+  (done) => requestAnimationFrame(() => requestAnimationFrame(() => done(true))))"""
 
 # The present slide's figures are decoded (an image not yet loaded has no height).
 _SETTLED = """() => {
@@ -84,9 +100,12 @@ def open_slideshow(page: Any, url: str) -> None:
     page.wait_for_timeout(1_500)  # MathJax and the figures settle
 
 
-def step_through(page: Any, *, pause_ms: int = 120, limit: int = 1_000) -> Iterator[SlideState]:
-    """Every state of the slideshow from the one on screen, pressing Space between them, to the last."""
-    last: tuple[str, int] | None = None
+def step_through(page: Any, *, settle_ms: int = 2_000, limit: int = 1_000) -> Iterator[SlideState]:
+    """Every state of the slideshow from the one on screen, pressing Space between them, to the last.
+
+    After each press it waits until the slide's address or its count of fragments shown changes (the lessons
+    have no slide transition: ``RISE_SETTINGS`` of ``course.publishing``), then two animation frames, for the
+    layout; a press that changes nothing within `settle_ms` is the end."""
     for _ in range(limit):
         page.wait_for_function(_SETTLED, timeout=10_000, polling=50)
         raw = page.evaluate(_STATE)
@@ -99,11 +118,12 @@ def step_through(page: Any, *, pause_ms: int = 120, limit: int = 1_000) -> Itera
             tuple((float(t), float(b)) for t, b in raw["shown"]),
             raw["text"],
         )
-        key = (state.where, len(state.shown))
-        if key == last:
-            return  # Space did nothing: the end
-        last = key
+        last = (state.where, len(state.shown))
         yield state
         page.keyboard.press("Space")
-        page.wait_for_timeout(pause_ms)
+        try:
+            page.wait_for_function(_MOVED, arg=list(last), timeout=settle_ms, polling="raf")
+        except PlaywrightTimeout:
+            return  # Space did nothing: the end
+        page.evaluate(_FRAMES)
     raise AssertionError(f"the slideshow did not end within {limit} key presses")
